@@ -1,0 +1,51 @@
+// `docgate serve`: read-only store, users snapshot, HTTP server, graceful stop.
+import { pino } from 'pino'
+import { Authenticator } from '../auth/authenticator.js'
+import { buildServer } from '../http/server.js'
+import { openReadOnly, resolveDb } from '../store/open.js'
+import { UserSnapshot } from '../users/directory.js'
+
+/** In-flight requests get this long to finish after SIGTERM/SIGINT before sockets are cut. */
+const GRACE_MS = 10_000
+
+export async function serve(flags: { db?: string; host?: string; port?: string }): Promise<number> {
+  const host = flags.host ?? '127.0.0.1'
+  const port = Number(flags.port ?? '8080')
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${flags.port}"`)
+  const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
+  const sql = await openReadOnly(resolveDb(flags.db))
+  const users = new UserSnapshot(sql, (err) => logger.error({ err }, 'users refresh failed'))
+  await users.start()
+  const app = buildServer({ sql, auth: new Authenticator({ users }), logger })
+  const address = await app.listen({ host, port })
+  const url = new URL(address)
+  console.log(`listening on http://${host}:${url.port}`)
+  return new Promise<number>((resolve) => {
+    let stopping = false
+    const stop = (signal: string) => {
+      if (stopping) return
+      stopping = true
+      logger.info({ signal }, 'stopping: finishing in-flight requests')
+      app.draining = true
+      const force = setTimeout(() => {
+        logger.warn('grace period over: closing remaining connections')
+        app.server.closeAllConnections()
+      }, GRACE_MS)
+      force.unref()
+      app
+        .close()
+        .then(async () => {
+          clearTimeout(force)
+          users.stop()
+          await sql.close()
+          resolve(0)
+        })
+        .catch((err: unknown) => {
+          logger.error({ err }, 'error while stopping')
+          resolve(1)
+        })
+    }
+    process.once('SIGTERM', () => stop('SIGTERM'))
+    process.once('SIGINT', () => stop('SIGINT'))
+  })
+}

@@ -1,0 +1,120 @@
+// The vocabulary every endpoint file speaks. An endpoint is data that mirrors its table
+// in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
+import type { ColumnDef } from '../store/schema.js'
+import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+
+/** Spellings that mean true, compared case-insensitively (spec § Common rules 2). */
+export type Truthy = readonly string[]
+export const YES: Truthy = ['1', 'true', 'yes', 'да']
+export const NO: Truthy = ['0', 'false', 'no', 'нет']
+
+interface Named {
+  /** Exactly as in the spec table. */
+  readonly name: string
+  /** Other accepted names (receipts: `contactor`, `supplier` → `contractor`). */
+  readonly aliases?: readonly string[]
+  /** The key itself is matched case-insensitively (receipts and morders `full`). */
+  readonly keyCaseInsensitive?: boolean
+  /** `/` is sent as `_slash_`. */
+  readonly slash?: boolean
+}
+
+export type Param = Named &
+  (
+    | { readonly stage: 'database'; readonly match: 'contains'; readonly column: string }
+    | { readonly stage: 'database'; readonly match: 'amount'; readonly column: string }
+    | {
+        readonly stage: 'database'
+        readonly match: 'flag'
+        readonly column: string
+        readonly truthy: Truthy
+        /** When given, values in neither set are ignored with an `errors` entry; otherwise they mean false. */
+        readonly falsy?: Truthy
+      }
+    | { readonly stage: 'post-filter'; readonly match: 'contains'; readonly column: string }
+    | {
+        readonly stage: 'post-filter'
+        readonly match: 'custom'
+        readonly columns: readonly string[]
+        readonly test: (value: string, row: Row) => boolean
+      }
+    | { readonly stage: 'option'; readonly truthy: Truthy; readonly falsy?: Truthy }
+    | { readonly stage: 'raw' }
+  )
+
+export interface Period {
+  readonly column: string
+  /** `both`: `from` and `to` only together (spec § Common rules 4). */
+  readonly pairing: 'both'
+  /** Whether a `date` parameter (one whole day) exists. */
+  readonly date: boolean
+}
+
+export interface SortKey {
+  readonly column: string
+  readonly dir: 'asc' | 'desc'
+}
+
+/**
+ * What the store keeps for an endpoint: one row per source object with the columns its
+ * filters and sort need and the short form as ready JSON, rebuilt at import whenever the
+ * object or anything it references changes.
+ */
+export interface ReadModel {
+  readonly table: string
+  /** Model table the rows come from; `ref` is its key. */
+  readonly source: string
+  readonly columns: readonly ColumnDef[]
+  readonly indexes?: readonly (readonly string[])[]
+  /** Select list and FROM clause over the source aliased `s` (joins allowed). */
+  readonly select: string
+  readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
+}
+
+export interface RequestContext {
+  readonly sql: SqlPort
+  readonly options: Readonly<Record<string, boolean>>
+  readonly flags: ReadonlyMap<string, boolean>
+  readonly values: ReadonlyMap<string, string>
+}
+
+/** The full form of one row, or the problem that kept it out of `data`. */
+export type FullResult = { readonly value: unknown; readonly issue?: string } | { readonly value?: undefined; readonly issue: string }
+
+/** Cross-parameter rules, each with its `errors` message (spec wording where it gives one). */
+export interface Rule {
+  readonly when: string
+  readonly needsAnyOf: readonly string[]
+  readonly message: string
+  /** What happens to the `when` option if the rule is broken. */
+  readonly then: 'drop-option' | 'keep'
+}
+
+export interface ListEndpoint {
+  readonly kind: 'list'
+  readonly service: string
+  readonly operationId: string
+  readonly readModel: ReadModel
+  readonly period?: Period
+  readonly params: readonly Param[]
+  readonly rules?: readonly Rule[]
+  readonly sort: readonly SortKey[]
+  /** Builds the full form of a row when the `full` option is on. */
+  readonly full?: (ctx: RequestContext, row: Row) => Promise<FullResult>
+  /** Whether the `full` form applies for this request (default: the `full` option). */
+  readonly fullWhen?: (ctx: RequestContext) => boolean
+  /** Extra columns the full builder needs from the read model row. */
+  readonly fullColumns?: readonly string[]
+}
+
+/** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */
+export interface ComputedEndpoint {
+  readonly kind: 'computed'
+  readonly service: string
+  readonly operationId: string
+  readonly readModel?: ReadModel
+  readonly params: readonly Param[]
+  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[]>
+}
+
+export type Endpoint = ListEndpoint | ComputedEndpoint

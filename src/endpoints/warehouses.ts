@@ -1,0 +1,33 @@
+// GET /main/hs/warehouses/get — spec § Warehouse, § GET /main/hs/warehouses/get.
+// A flat list sorted by name; records marked for deletion are included (no such filter).
+import { fold, sortKey } from '../pipeline/fold.js'
+import type { ListEndpoint } from './define.js'
+
+export const warehouses: ListEndpoint = {
+  kind: 'list',
+  service: 'warehouses',
+  operationId: 'GetWarehouses',
+  readModel: {
+    table: 'api_warehouses',
+    source: 'cat_warehouses',
+    columns: [
+      { name: 'code_f', type: 'text' },
+      { name: 'name_f', type: 'text' },
+      { name: 'sort_name', type: 'text' },
+      { name: 'is_group', type: 'int' },
+    ],
+    indexes: [['sort_name', 'ref']],
+    select: 's.ref, s.code, s.name, s.is_group FROM cat_warehouses s',
+    build: (r) => ({
+      values: { code_f: fold(String(r.code)), name_f: fold(String(r.name)), sort_name: sortKey(String(r.name)), is_group: Number(r.is_group) },
+      short: { Код: r.code, Наименование: r.name, ЭтоГруппа: r.is_group === 1 },
+    }),
+  },
+  params: [
+    { name: 'code', stage: 'database', match: 'contains', column: 'code_f' },
+    { name: 'name', stage: 'database', match: 'contains', column: 'name_f' },
+    // `true`, `1`, `да`: only groups; any other given value: only elements.
+    { name: 'group', stage: 'database', match: 'flag', column: 'is_group', truthy: ['true', '1', 'да'] },
+  ],
+  sort: [{ column: 'sort_name', dir: 'asc' }],
+}

@@ -1,0 +1,119 @@
+// HTTP adapter: routes, authentication, headers and error mapping, in one place.
+// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere.
+import { Readable } from 'node:stream'
+import Fastify, { LogController } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Logger } from 'pino'
+import { endpointByService } from '../endpoints/index.js'
+import { queryPairs } from '../pipeline/parse.js'
+import { runComputed, runList } from '../pipeline/run.js'
+import type { Body } from '../pipeline/run.js'
+import type { SqlPort } from '../store/sql.js'
+
+export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
+export interface Authenticate {
+  authenticate(headerValues: readonly string[], ip: string, service: string): Promise<AuthResult>
+}
+
+export interface ServerOptions {
+  readonly sql: SqlPort
+  readonly auth: Authenticate
+  readonly logger?: Logger | false
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const TEXT_TYPE = 'text/plain; charset=utf-8'
+const REALM = 'Basic realm="docgate", charset="UTF-8"'
+export const TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_000, socket: 120_000 } as const
+const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступен' }))
+
+/** Error text for a 500: the message only (never a stack or a path), bounded in length. */
+export function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err)
+  return (message || 'internal error').replace(/\/[\w./-]+/g, '…').slice(0, 500)
+}
+
+function authorizationValues(req: FastifyRequest): string[] {
+  const raw = req.raw.rawHeaders
+  const values: string[] = []
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') values.push(raw[i + 1]!)
+  return values
+}
+
+export function buildServer(options: ServerOptions): FastifyInstance & { draining: boolean } {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Per-request log lines would dominate the cost of a small answer; errors are logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    requestTimeout: TIMEOUTS.request,
+    keepAliveTimeout: TIMEOUTS.keepAlive,
+    connectionTimeout: TIMEOUTS.socket,
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    // The pipeline reads the raw query itself (first value wins, keys may be case-insensitive).
+    routerOptions: { querystringParser: () => ({}) },
+  }) as unknown as FastifyInstance & { draining: boolean }
+  app.server.headersTimeout = TIMEOUTS.headers
+  app.draining = false
+
+  app.addHook('onSend', async (_req, reply) => {
+    reply.header('cache-control', 'no-store')
+    reply.header('x-content-type-options', 'nosniff')
+    // While draining, every answer closes its connection so no keep-alive client is reset.
+    if (app.draining) reply.header('connection', 'close')
+  })
+
+  const deny = (reply: FastifyReply, retryAfter?: number) => {
+    reply.code(401).header('www-authenticate', REALM).type(JSON_TYPE)
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
+    return reply.send('{"error":"Unauthorized"}')
+  }
+
+  const rawQuery = (req: FastifyRequest): string => {
+    const url = req.raw.url ?? ''
+    const q = url.indexOf('?')
+    return q < 0 ? '' : url.slice(q + 1)
+  }
+
+  app.get('/main/hs/health', async (req, reply) => {
+    const auth = await options.auth.authenticate(authorizationValues(req), req.ip, 'health')
+    if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
+    try {
+      await options.sql.all('SELECT 1 AS ok')
+      return reply.code(200).type(JSON_TYPE).send(HEALTH_OK)
+    } catch (err) {
+      req.log.error({ err }, 'health check failed')
+      return reply.code(500).type(TEXT_TYPE).send(errorText(err))
+    }
+  })
+
+  app.get<{ Params: { service: string } }>('/main/hs/:service/get', async (req, reply) => {
+    const endpoint = endpointByService.get(req.params.service)
+    if (!endpoint) return reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}')
+    const auth = await options.auth.authenticate(authorizationValues(req), req.ip, endpoint.service)
+    if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
+    let body: Body
+    try {
+      const pairs = queryPairs(rawQuery(req))
+      body = endpoint.kind === 'list' ? await runList(endpoint, pairs, options.sql) : await runComputed(endpoint, pairs, options.sql)
+    } catch (err) {
+      req.log.error({ err, service: endpoint.service }, 'request failed')
+      return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: errorText(err) }))
+    }
+    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
+    return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }))
+  })
+
+  app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}'))
+  app.setErrorHandler((err, req, reply) => {
+    req.log.error({ err }, 'unhandled error')
+    const code = (err as { statusCode?: unknown }).statusCode
+    const status = typeof code === 'number' && code >= 400 && code < 500 ? code : 500
+    const isHealth = req.url.startsWith('/main/hs/health')
+    return reply
+      .code(status)
+      .type(isHealth ? TEXT_TYPE : JSON_TYPE)
+      .send(isHealth ? errorText(err) : JSON.stringify({ error: errorText(err) }))
+  })
+  return app
+}

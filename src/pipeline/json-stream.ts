@@ -1,0 +1,77 @@
+// Streaming JSON writer. Values are plain JSON except Base64Blob, whose content is read
+// from the store and encoded in chunks, so an attachment never exists as one string
+// (V8 caps a string at ~512 MiB; memory stays bounded by the chunk size).
+
+export class Base64Blob {
+  constructor(
+    readonly size: number,
+    /** Reads `length` bytes from 0-based `offset`. */
+    readonly read: (offset: number, length: number) => Promise<Buffer>,
+  ) {}
+}
+
+// A multiple of 3 bytes, so that chunks encode to Base64 that concatenates cleanly.
+const CHUNK = 3 * 256 * 1024
+const FLUSH = 64 * 1024
+
+export class ChunkWriter {
+  #parts: Buffer[] = []
+  #size = 0
+
+  push(part: string | Buffer): boolean {
+    const buf = typeof part === 'string' ? Buffer.from(part) : part
+    this.#parts.push(buf)
+    this.#size += buf.length
+    return this.#size >= FLUSH
+  }
+
+  take(): Buffer | undefined {
+    if (this.#size === 0) return undefined
+    const out = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#size)
+    this.#parts = []
+    this.#size = 0
+    return out
+  }
+}
+
+/** Whether a value holds a Base64Blob anywhere (plain values take the fast JSON.stringify path). */
+function hasBlob(value: unknown): boolean {
+  if (value instanceof Base64Blob) return true
+  if (Array.isArray(value)) return value.some(hasBlob)
+  if (value !== null && typeof value === 'object') return Object.values(value).some(hasBlob)
+  return false
+}
+
+export async function* serialize(value: unknown, out: ChunkWriter): AsyncGenerator<Buffer> {
+  if (!hasBlob(value)) {
+    if (out.push(JSON.stringify(value))) yield out.take()!
+    return
+  }
+  if (value instanceof Base64Blob) {
+    out.push('"')
+    for (let offset = 0; offset < value.size; offset += CHUNK) {
+      const bytes = await value.read(offset, Math.min(CHUNK, value.size - offset))
+      if (out.push(bytes.toString('base64'))) yield out.take()!
+    }
+    out.push('"')
+    return
+  }
+  if (Array.isArray(value)) {
+    out.push('[')
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out.push(',')
+      yield* serialize(value[i], out)
+    }
+    out.push(']')
+    return
+  }
+  out.push('{')
+  let first = true
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (v === undefined) continue
+    out.push(`${first ? '' : ','}${JSON.stringify(k)}:`)
+    first = false
+    yield* serialize(v, out)
+  }
+  out.push('}')
+}

@@ -1,0 +1,55 @@
+// ParsedRequest → the database selection (QueryPlan) and the post-filters to run on its
+// rows (spec § Common rules 6–7: the database selection first, then the post-filters).
+import type { ListEndpoint } from '../endpoints/define.js'
+import type { Condition, QueryPlan } from '../store/plan.js'
+import type { Row } from '../store/sql.js'
+import { fold } from './fold.js'
+import { messages } from './messages.js'
+import type { ParsedRequest } from './parse.js'
+
+export type PostFilter = (row: Row) => boolean
+
+export interface Planned {
+  readonly plan: QueryPlan
+  readonly postFilters: readonly PostFilter[]
+}
+
+const AMOUNT = /^[+-]?\d+(?:[.,]\d+)?$/
+
+/** Exact amounts compare in kopecks, so 0.1 + 0.2 finds a stored 0.3. */
+export const kopecks = (n: number): number => Math.round(n * 100)
+
+export function planQuery(ep: ListEndpoint, req: ParsedRequest, extraColumns: readonly string[] = []): Planned {
+  const where: Condition[] = []
+  const postFilters: PostFilter[] = []
+  const columns = new Set(['ref', 'short', ...ep.sort.map((s) => s.column), ...extraColumns])
+  for (const p of ep.params) {
+    const value = req.values.get(p.name)
+    if (value === undefined) continue
+    if (p.stage === 'database') {
+      if (p.match === 'contains') where.push({ kind: 'contains', column: p.column, value: fold(value) })
+      else if (p.match === 'flag') {
+        const on = req.flags.get(p.name)
+        if (on !== undefined) where.push({ kind: 'equals', column: p.column, value: on ? 1 : 0 })
+      } else if (AMOUNT.test(value.trim())) {
+        where.push({ kind: 'equals', column: p.column, value: kopecks(Number(value.trim().replace(',', '.'))) })
+      } else req.issues.push(messages.badNumber(p.name, value))
+    } else if (p.stage === 'post-filter') {
+      if (p.match === 'contains') {
+        const needle = fold(value)
+        const column = p.column
+        columns.add(column)
+        postFilters.push((row) => String(row[column] ?? '').includes(needle))
+      } else {
+        p.columns.forEach((c) => columns.add(c))
+        postFilters.push((row) => p.test(value, row))
+      }
+    }
+  }
+  if (ep.period) for (const r of req.ranges) where.push({ kind: 'range', column: ep.period.column, ...r })
+  const orderBy = [...ep.sort, { column: 'ref', dir: ep.sort.at(-1)?.dir ?? 'asc' } as const]
+  return {
+    plan: { source: ep.readModel.table, columns: [...columns], where, orderBy },
+    postFilters,
+  }
+}

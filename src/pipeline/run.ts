@@ -1,0 +1,72 @@
+// The one orchestrator: parse → plan → query store → post-filter → shape → envelope.
+// Short forms are ready JSON in the read model and are copied as bytes; full forms are
+// built per row and streamed.
+import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
+import { compilePage } from '../store/select.js'
+import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import { ChunkWriter, serialize } from './json-stream.js'
+import { parseRequest } from './parse.js'
+import { planQuery } from './plan.js'
+
+export type Body = Buffer | AsyncIterable<Buffer>
+
+const PAGE = 500
+const HEAD = Buffer.from('{"data":[')
+const COMMA = Buffer.from(',')
+const errorsPart = (issues: readonly string[]) => Buffer.from(`],"errors":${JSON.stringify(issues)}}`)
+
+export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): Promise<Body> {
+  const req = parseRequest(ep, pairs)
+  const ctx: RequestContext = { sql, options: req.options, flags: req.flags, values: req.values }
+  const full = ep.full !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
+  const { plan, postFilters } = planQuery(ep, req, full ? ep.fullColumns : [])
+  const keys = plan.orderBy.map((k) => k.column)
+  const fetch = async (after?: readonly SqlValue[]) => {
+    const { sql: text, params } = compilePage(plan, sql.dialect, PAGE, after)
+    return sql.all<Row>(text, params)
+  }
+  const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
+  const first = await fetch()
+  if (!full && first.length < PAGE) {
+    const parts: Buffer[] = [HEAD]
+    for (const row of keep(first)) {
+      if (parts.length > 1) parts.push(COMMA)
+      parts.push(row.short as Buffer)
+    }
+    parts.push(errorsPart(req.issues))
+    return Buffer.concat(parts)
+  }
+  return stream(first)
+
+  async function* stream(firstPage: Row[]): AsyncGenerator<Buffer> {
+    const out = new ChunkWriter()
+    out.push(HEAD)
+    let page = firstPage
+    let count = 0
+    for (;;) {
+      for (const row of keep(page)) {
+        if (full) {
+          const result = await ep.full!(ctx, row)
+          if (result.issue !== undefined) req.issues.push(result.issue)
+          if (result.value === undefined) continue
+          if (count++ > 0) out.push(COMMA)
+          yield* serialize(result.value, out)
+        } else {
+          if (count++ > 0) out.push(COMMA)
+          if (out.push(row.short as Buffer)) yield out.take()!
+        }
+      }
+      const last = page.at(-1)
+      if (page.length < PAGE || !last) break
+      page = await fetch(keys.map((k) => last[k] as SqlValue))
+    }
+    out.push(errorsPart(req.issues))
+    yield out.take()!
+  }
+}
+
+export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): Promise<Body> {
+  const req = parseRequest(ep, pairs)
+  const data = await ep.compute({ sql, options: req.options, flags: req.flags, values: req.values }, req.issues)
+  return Buffer.from(JSON.stringify({ data, errors: req.issues }))
+}

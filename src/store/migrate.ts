@@ -1,0 +1,51 @@
+// Creates the schema on a writable store and keeps read models in step with the code
+// that builds them: a changed read-model definition is dropped and rebuilt whole.
+import { createHash } from 'node:crypto'
+import { READ_MODELS } from '../endpoints/index.js'
+import type { ReadModel } from '../endpoints/define.js'
+import { rebuildReadModels } from '../import/read-models.js'
+import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
+import type { TableDef } from './schema.js'
+import type { SqlPort } from './sql.js'
+
+export function readModelTable(model: ReadModel): TableDef {
+  return {
+    name: model.table,
+    columns: [{ name: 'ref', type: 'text' }, { name: 'short', type: 'blob' }, ...model.columns],
+    primaryKey: ['ref'],
+    indexes: model.indexes ?? [],
+  }
+}
+
+const signature = (model: ReadModel): string =>
+  createHash('sha256')
+    .update(JSON.stringify([model.columns, model.indexes ?? [], model.select, model.build.toString()]))
+    .digest('hex')
+
+export async function getMeta(sql: SqlPort, key: string): Promise<string | undefined> {
+  const rows = await sql.all<{ value: string }>('SELECT value FROM meta WHERE key = ?', [key])
+  return rows[0]?.value
+}
+
+async function setMeta(sql: SqlPort, key: string, value: string): Promise<void> {
+  await sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+}
+
+/** Idempotent: creates what is missing and rebuilds read models whose definition changed. */
+export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS): Promise<void> {
+  await sql.exec(modelTables().map((t) => tableDdl(t, sql.dialect)).join('\n'))
+  const version = await getMeta(sql, 'schema_version')
+  if (version !== undefined && version !== String(SCHEMA_VERSION)) {
+    throw new Error(`the database has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new database`)
+  }
+  await setMeta(sql, 'schema_version', String(SCHEMA_VERSION))
+  const stale: ReadModel[] = []
+  for (const model of models) {
+    const sig = signature(model)
+    if ((await getMeta(sql, `read_model:${model.table}`)) === sig) continue
+    await sql.exec(`DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}`)
+    await setMeta(sql, `read_model:${model.table}`, sig)
+    stale.push(model)
+  }
+  if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
+}

@@ -1,0 +1,15 @@
+// What the pipeline hands to a store: plain data, compared directly in tests.
+import type { SqlValue } from './sql.js'
+
+export type Condition =
+  | { readonly kind: 'contains'; readonly column: string; readonly value: string }
+  | { readonly kind: 'equals'; readonly column: string; readonly value: SqlValue }
+  | { readonly kind: 'range'; readonly column: string; readonly from: string; readonly toExclusive: string }
+
+export interface QueryPlan {
+  readonly source: string
+  readonly columns: readonly string[]
+  readonly where: readonly Condition[]
+  /** Ends with a unique key, so pages can continue after the last row seen. */
+  readonly orderBy: readonly { readonly column: string; readonly dir: 'asc' | 'desc' }[]
+}

@@ -1,0 +1,113 @@
+// DDL derived from the object model (model/objects.ts) plus the read models the API
+// serves from (projections) and the gateway's own tables. One schema for both engines;
+// only the column type names differ (Dialect.types).
+import { ALL_TABLE_TYPES, REGISTER_TYPES } from '../model/objects.js'
+import type { Attr, ObjectType } from '../model/define.js'
+import type { Dialect } from './sql.js'
+
+export const SCHEMA_VERSION = 1
+
+export interface ColumnDef {
+  readonly name: string
+  readonly type: 'text' | 'real' | 'int' | 'blob'
+}
+
+export interface TableDef {
+  readonly name: string
+  readonly columns: readonly ColumnDef[]
+  readonly primaryKey: readonly string[]
+  readonly indexes?: readonly (readonly string[])[]
+}
+
+const text = (name: string): ColumnDef => ({ name, type: 'text' })
+const int = (name: string): ColumnDef => ({ name, type: 'int' })
+
+export function attrColumns(attr: Attr): ColumnDef[] {
+  switch (attr.kind) {
+    case 'number':
+      return [{ name: attr.col, type: 'real' }]
+    case 'boolean':
+      return [int(attr.col)]
+    case 'base64':
+      return [{ name: attr.col, type: 'blob' }]
+    case 'composite':
+      return [text(attr.col), text(`${attr.col}_type`)]
+    default:
+      return [text(attr.col)]
+  }
+}
+
+/** Columns every object of a class has, before its own attributes. */
+export function commonColumns(decl: ObjectType): ColumnDef[] {
+  const cols = [text('ref'), int('deletion_mark')]
+  if (decl.class === 'catalog') cols.push(text('code'), text('name'))
+  else cols.push(text('number'), text('date'), int('posted'))
+  if (decl.hierarchical) cols.push(int('is_group'), text('parent'))
+  if (decl.table === 'doc_other') cols.push(text('type'))
+  return cols
+}
+
+function refIndexes(attrs: readonly Attr[]): string[][] {
+  return attrs.filter((a) => a.kind === 'ref' || a.kind === 'composite').map((a) => [a.col])
+}
+
+export function modelTables(): TableDef[] {
+  const tables: TableDef[] = [
+    {
+      name: 'objects',
+      columns: [text('ref'), text('type'), text('presentation'), text('date')],
+      primaryKey: ['ref'],
+    },
+  ]
+  for (const decl of ALL_TABLE_TYPES) {
+    tables.push({
+      name: decl.table,
+      columns: [...commonColumns(decl), ...decl.attrs.flatMap(attrColumns)],
+      primaryKey: ['ref'],
+      indexes: [...refIndexes(decl.attrs), ...(decl.hierarchical ? [['parent']] : [])],
+    })
+    for (const part of decl.tabular ?? []) {
+      tables.push({
+        name: part.table,
+        columns: [text('owner'), int('line'), text('row_number'), ...part.attrs.flatMap(attrColumns)],
+        primaryKey: ['owner', 'line'],
+        indexes: refIndexes(part.attrs),
+      })
+    }
+  }
+  for (const reg of REGISTER_TYPES) {
+    tables.push({
+      name: reg.table,
+      columns: [text('recorder'), text('recorder_type'), int('line'), ...reg.attrs.flatMap(attrColumns)],
+      primaryKey: ['recorder', 'line'],
+      indexes: refIndexes(reg.attrs),
+    })
+  }
+  tables.push(
+    {
+      name: 'users',
+      columns: [text('name'), text('hash'), text('methods'), text('created_at')],
+      primaryKey: ['name'],
+    },
+    { name: 'meta', columns: [text('key'), text('value')], primaryKey: ['key'] },
+  )
+  return tables
+}
+
+const defaults: Record<ColumnDef['type'], string> = {
+  text: "NOT NULL DEFAULT ''",
+  real: 'NOT NULL DEFAULT 0',
+  int: 'NOT NULL DEFAULT 0',
+  blob: '',
+}
+
+export function tableDdl(table: TableDef, dialect: Dialect): string {
+  const cols = table.columns.map((c) => `  ${c.name} ${dialect.types[c.type]} ${defaults[c.type]}`.trimEnd())
+  const lines = [
+    `CREATE TABLE IF NOT EXISTS ${table.name} (\n${cols.join(',\n')},\n  PRIMARY KEY (${table.primaryKey.join(', ')})\n);`,
+  ]
+  for (const idx of table.indexes ?? []) {
+    lines.push(`CREATE INDEX IF NOT EXISTS ${table.name}__${idx.join('_')} ON ${table.name} (${idx.join(', ')});`)
+  }
+  return lines.join('\n')
+}

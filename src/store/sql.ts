@@ -1,0 +1,26 @@
+// The one seam between docgate and a SQL engine. Everything above it speaks plain SQL
+// with `?` placeholders; an adapter translates what its engine needs (see dialect.ts).
+
+export type SqlValue = string | number | boolean | null | Buffer
+export type Row = Record<string, unknown>
+
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres'
+  readonly types: { readonly text: string; readonly real: string; readonly int: string; readonly blob: string }
+  /** SQL that is true when `column` (already folded) contains the folded parameter. */
+  contains(column: string): string
+  /** A byte range of a blob column, 1-based: Base64 is streamed in chunks, never whole. */
+  blobSlice(column: string): string
+}
+
+export interface SqlPort {
+  readonly dialect: Dialect
+  readonly readonly: boolean
+  all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>
+  /** The same statement once per parameter row (bulk writes at import). */
+  runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void>
+  exec(script: string): Promise<void>
+  transaction<T>(work: () => Promise<T>): Promise<T>
+  close(): Promise<void>
+}

@@ -1,0 +1,88 @@
+// better-sqlite3 adapter. Synchronous underneath; the async surface is the port's.
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import Database from 'better-sqlite3'
+import type { Dialect, Row, SqlPort, SqlValue } from './sql.js'
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  types: { text: 'TEXT', real: 'REAL', int: 'INTEGER', blob: 'BLOB' },
+  contains: (column) => `instr(${column}, ?) > 0`,
+  blobSlice: (column) => `substr(${column}, ?, ?)`,
+}
+
+export interface SqliteOptions {
+  readonly?: boolean
+  /** How long a read waits for a writer's lock; kept short so a locked file gives a quick 500. */
+  busyTimeoutMs?: number
+}
+
+// better-sqlite3 refuses JS booleans (WiseLibs/better-sqlite3#258).
+const bind = (params: readonly SqlValue[]): unknown[] =>
+  params.map((v) => (v === true ? 1 : v === false ? 0 : v))
+
+export class SqliteStore implements SqlPort {
+  readonly dialect = sqliteDialect
+  readonly readonly: boolean
+  readonly db: Database.Database
+  #statements = new Map<string, Database.Statement>()
+
+  constructor(path: string, options: SqliteOptions = {}) {
+    this.readonly = options.readonly ?? false
+    if (!this.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+    if (this.readonly && !existsSync(path)) throw new Error(`database not found: ${path}`)
+    this.db = new Database(path, {
+      readonly: this.readonly,
+      fileMustExist: this.readonly,
+      timeout: options.busyTimeoutMs ?? (this.readonly ? 200 : 5000),
+    })
+    if (!this.readonly) {
+      this.db.pragma('journal_mode = WAL')
+      this.db.pragma('synchronous = NORMAL')
+    }
+    this.db.pragma('cache_size = -65536')
+  }
+
+  statement(sql: string): Database.Statement {
+    let stmt = this.#statements.get(sql)
+    if (!stmt) {
+      stmt = this.db.prepare(sql)
+      this.#statements.set(sql, stmt)
+    }
+    return stmt
+  }
+
+  async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.statement(sql).all(...bind(params)) as T[]
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+    return this.statement(sql).run(...bind(params)).changes
+  }
+
+  async runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void> {
+    const stmt = this.statement(sql)
+    for (const row of rows) stmt.run(...bind(row))
+  }
+
+  async exec(script: string): Promise<void> {
+    this.db.exec(script)
+  }
+
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    this.db.exec('BEGIN IMMEDIATE')
+    try {
+      const result = await work()
+      this.db.exec('COMMIT')
+      return result
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK')
+      throw err
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#statements.clear()
+    if (this.db.open) this.db.close()
+  }
+}

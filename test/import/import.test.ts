@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { readEntries } from '../../src/import/read.js'
+import { importEntries } from '../../src/import/run.js'
+import { openWritable } from '../../src/store/open.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { importFixture, tempDir } from '../support/app.js'
+import { uuid } from '../support/refs.js'
+
+const W = 'Справочник.Склады'
+const wh = (key: string, name: string) => ({ type: W, ref: uuid(key), Код: key, Наименование: name })
+
+describe('docgate import', () => {
+  let dir: string
+  let sql: SqlPort
+  beforeEach(async () => {
+    dir = tempDir()
+    sql = await openWritable(join(dir, 'db.sqlite'))
+  })
+  afterEach(() => sql.close())
+
+  const names = async () => (await sql.all<{ name: string }>('SELECT name FROM cat_warehouses ORDER BY name')).map((r) => r.name)
+
+  it('one bad line rejects the whole file and every bad line is named', async () => {
+    const report = await importFixture(sql, [
+      wh('a', 'Склад А'),
+      { type: 'Справочник.Неизвестный', ref: uuid('x') },
+      wh('b', 'Склад Б'),
+      { type: W, Наименование: 'без ссылки' },
+    ])
+    assert.equal(report.ok, false)
+    assert.deepEqual(report.invalid, [
+      { line: 2, type: 'Справочник.Неизвестный', ref: uuid('x'), reason: 'unknown type Справочник.Неизвестный' },
+      { line: 4, type: W, ref: '', reason: 'missing "ref"' },
+    ])
+    assert.deepEqual(report.counts, {})
+    assert.deepEqual(await names(), [])
+    assert.deepEqual(await sql.all('SELECT * FROM objects'), [])
+    assert.deepEqual(await sql.all('SELECT ref FROM api_warehouses'), [])
+  })
+
+  it('names what is wrong with each kind of bad value', async () => {
+    const doc = 'Документ.ЗаявкаНаРасходованиеСредств'
+    const report = await importFixture(sql, [
+      'not an object',
+      { type: doc, ref: uuid('d1'), Дата: '2024-02-30' },
+      { type: doc, ref: uuid('d2'), СуммаДокумента: '100.50' },
+      { type: doc, ref: uuid('d3'), Касса: { ref: uuid('k') } },
+      { type: doc, ref: uuid('d4'), Касса: { type: 'Справочник.Склады', ref: uuid('k') } },
+      { type: doc, ref: 'not-a-uuid' },
+      { type: W, ref: uuid('w'), Наименование: 5 },
+      { type: 'Справочник.Номенклатура', ref: uuid('n'), Услуга: 'да' },
+      { type: 'РегистрНакопления.ДенежныеСредства', Регистратор: { type: 'Документ.ПКО', ref: uuid('r') }, Движения: [{ ВидДвижения: 'Приход' }] },
+    ])
+    assert.deepEqual(
+      report.invalid.map((i) => `${i.line} ${i.reason}`),
+      [
+        '1 not a JSON object',
+        '2 Дата: not a calendar date: "2024-02-30"',
+        '3 СуммаДокумента: expected a number, got the string "100.50"',
+        '4 Касса: composite reference without "type"',
+        '5 Касса: type Справочник.Склады is not allowed here (allowed: Справочник.БанковскиеСчета, Справочник.Кассы)',
+        '6 "ref" is not a UUID: "not-a-uuid"',
+        '7 Наименование: expected a string, got the number 5',
+        '8 Услуга: expected a boolean, got the string "да"',
+        '9 Движения[1].Период: is required; Движения[1].БанковскийСчетКасса: is required',
+      ],
+    )
+  })
+
+  it('a line that is not JSON is named with its line number', async () => {
+    const file = join(dir, 'bad.ndjson')
+    writeFileSync(file, `${JSON.stringify(wh('a', 'А'))}\n{"type": oops}\n\n${JSON.stringify(wh('b', 'Б'))}\n`)
+    const report = await importEntries(sql, readEntries(file))
+    assert.equal(report.ok, false)
+    assert.equal(report.invalid.length, 1)
+    assert.equal(report.invalid[0]!.line, 2)
+    assert.match(report.invalid[0]!.reason, /^not JSON: /)
+    assert.deepEqual(await names(), [])
+  })
+
+  it('reads NDJSON, a JSON array and gzip', async () => {
+    const nd = join(dir, 'a.ndjson')
+    writeFileSync(nd, [wh('a', 'А'), wh('b', 'Б')].map((o) => JSON.stringify(o)).join('\n') + '\n')
+    const arr = join(dir, 'b.json')
+    writeFileSync(arr, `\n  ${JSON.stringify([wh('c', 'В')], null, 2)}\n`)
+    const gz = join(dir, 'c.ndjson.gz')
+    writeFileSync(gz, gzipSync(JSON.stringify(wh('d', 'Г')) + '\n'))
+    for (const f of [nd, arr, gz]) assert.equal((await importEntries(sql, readEntries(f))).ok, true)
+    assert.deepEqual(await names(), ['А', 'Б', 'В', 'Г'])
+  })
+
+  it('upserts by ref and replaces tabular parts whole', async () => {
+    const doc = (rows: number) => ({
+      type: 'Документ.ТребованиеНакладная',
+      ref: uuid('t'),
+      Номер: 'ТН-1',
+      Дата: '2024-03-05T10:00:00',
+      Материалы: Array.from({ length: rows }, (_, i) => ({ Количество: i + 1 })),
+    })
+    await importFixture(sql, [wh('a', 'Старое имя'), doc(3)])
+    const report = await importFixture(sql, [wh('a', 'Новое имя'), doc(1)])
+    assert.deepEqual(report.counts, { 'Справочник.Склады': 1, 'Документ.ТребованиеНакладная': 1 })
+    assert.deepEqual(await names(), ['Новое имя'])
+    assert.deepEqual(await sql.all('SELECT line, row_number, quantity FROM doc_demands_materials'), [{ line: 1, row_number: '1', quantity: 1 }])
+    assert.deepEqual(await sql.all('SELECT presentation, date FROM objects WHERE ref = ?', [uuid('t')]), [
+      { presentation: 'ТН-1', date: '2024-03-05T10:00:00' },
+    ])
+  })
+
+  it('deleted: true removes the object; ПометкаУдаления only marks it', async () => {
+    await importFixture(sql, [wh('a', 'А'), { ...wh('b', 'Б'), ПометкаУдаления: true }])
+    await importFixture(sql, [{ type: W, ref: uuid('a'), deleted: true }])
+    assert.deepEqual(await sql.all('SELECT name, deletion_mark FROM cat_warehouses'), [{ name: 'Б', deletion_mark: 1 }])
+    assert.deepEqual(await sql.all('SELECT ref FROM objects'), [{ ref: uuid('b') }])
+    assert.deepEqual(await sql.all('SELECT ref FROM api_warehouses'), [{ ref: uuid('b') }])
+  })
+
+  it('replaces a register record set per recorder; an empty set removes it', async () => {
+    const set = (recorder: string, amounts: number[]) => ({
+      type: 'РегистрНакопления.ДенежныеСредства',
+      Регистратор: { type: 'Документ.ПлатежноеПоручениеИсходящее', ref: uuid(recorder) },
+      Движения: amounts.map((a) => ({
+        Период: '2024-01-10T12:00:00',
+        ВидДвижения: 'Расход',
+        БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: uuid('acc') },
+        Сумма: a,
+      })),
+    })
+    await importFixture(sql, [set('p1', [10, 20]), set('p2', [5])])
+    await importFixture(sql, [set('p1', [30])])
+    const sums = async () => sql.all('SELECT recorder, line, amount FROM reg_cash ORDER BY amount')
+    assert.deepEqual(await sums(), [
+      { recorder: uuid('p2'), line: 1, amount: 5 },
+      { recorder: uuid('p1'), line: 1, amount: 30 },
+    ])
+    await importFixture(sql, [set('p2', [])])
+    assert.deepEqual(await sums(), [{ recorder: uuid('p1'), line: 1, amount: 30 }])
+  })
+
+  it('keeps a dangling reference with a warning, and ignores unknown attributes with a warning', async () => {
+    const report = await importFixture(sql, [
+      { type: 'Справочник.ДоговорыКонтрагентов', ref: uuid('c'), Наименование: 'Договор', Владелец: uuid('missing'), Цвет: 'синий' },
+    ])
+    assert.equal(report.ok, true)
+    assert.deepEqual(report.warnings, [
+      `1 reference(s) to objects that are not stored (kept, printed as empty): ${uuid('missing')}`,
+      'unknown attribute Справочник.ДоговорыКонтрагентов.Цвет ignored (1 time)',
+    ])
+    assert.deepEqual(await sql.all('SELECT owner FROM cat_contracts'), [{ owner: uuid('missing') }])
+  })
+
+  it('empty values: null, "" and the zero UUID are the empty reference; 0001-01-01T00:00:00 the empty date', async () => {
+    await importFixture(sql, [
+      { type: 'Справочник.ДоговорыКонтрагентов', ref: uuid('c'), Владелец: '00000000-0000-0000-0000-000000000000' },
+      { type: 'Документ.ЗаказНаПроизводство', ref: uuid('m'), Дата: '0001-01-01T00:00:00', Организация: null },
+    ])
+    assert.deepEqual(await sql.all('SELECT owner FROM cat_contracts'), [{ owner: '' }])
+    assert.deepEqual(await sql.all('SELECT date, organization FROM doc_production_orders'), [{ date: '', organization: '' }])
+  })
+
+  it('rebuilds a read model when the object changes', async () => {
+    await importFixture(sql, [wh('a', 'Склад')])
+    await importFixture(sql, [wh('a', 'Склад переименован')])
+    const rows = await sql.all<{ short: Buffer }>('SELECT short FROM api_warehouses')
+    assert.deepEqual(rows.map((r) => JSON.parse(r.short.toString())), [{ Код: 'a', Наименование: 'Склад переименован', ЭтоГруппа: false }])
+  })
+})

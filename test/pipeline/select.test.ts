@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { compilePage } from '../../src/store/select.js'
+import { sqliteDialect } from '../../src/store/sqlite.js'
+import type { QueryPlan } from '../../src/store/plan.js'
+
+const plan: QueryPlan = {
+  source: 'api_x',
+  columns: ['ref', 'short', 'date', 'number'],
+  where: [
+    { kind: 'contains', column: 'number_f', value: '%_\\' },
+    { kind: 'equals', column: 'posted', value: 1 },
+    { kind: 'range', column: 'date', from: '2024-01-01', toExclusive: '2024-02-01' },
+  ],
+  orderBy: [
+    { column: 'date', dir: 'desc' },
+    { column: 'ref', dir: 'desc' },
+  ],
+}
+
+describe('plan compilation (sqlite)', () => {
+  it('binds every value as a parameter and matches substrings with instr', () => {
+    assert.deepEqual(compilePage(plan, sqliteDialect, 500), {
+      sql: 'SELECT ref, short, date, number FROM api_x WHERE instr(number_f, ?) > 0 AND posted = ? AND date >= ? AND date < ? ORDER BY date DESC, ref DESC LIMIT ?',
+      params: ['%_\\', 1, '2024-01-01', '2024-02-01', 500],
+    })
+  })
+
+  it('continues after the last row with a keyset condition', () => {
+    const { sql, params } = compilePage({ ...plan, where: [] }, sqliteDialect, 10, ['2024-01-05T00:00:00', 'r1'])
+    assert.equal(sql, 'SELECT ref, short, date, number FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?')
+    assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 10])
+  })
+})

@@ -1,0 +1,94 @@
+// Test harness: a fresh store built from a fixture through the real import path, users
+// with cheap hashes, and the real server answered in-process (Fastify inject).
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Authenticator } from '../../src/auth/authenticator.js'
+import { hashPassword } from '../../src/auth/password.js'
+import { buildServer } from '../../src/http/server.js'
+import { importEntries } from '../../src/import/run.js'
+import type { ImportReport } from '../../src/import/run.js'
+import { openReadOnly, openWritable } from '../../src/store/open.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { UserSnapshot } from '../../src/users/directory.js'
+import { putUser } from '../../src/users/store.js'
+
+export interface TestUser {
+  readonly name: string
+  readonly password: string
+  readonly methods?: readonly string[]
+}
+
+export const READER: TestUser = { name: 'reader', password: 'пароль' }
+
+export interface TestResponse {
+  readonly status: number
+  readonly headers: Record<string, string | string[] | number | undefined>
+  readonly body: string
+  readonly json: any
+}
+
+export interface TestApp {
+  readonly db: string
+  readonly sql: SqlPort
+  readonly users: UserSnapshot
+  get(path: string, headers?: Record<string, string>): Promise<TestResponse>
+  /** GET as READER. */
+  api(path: string): Promise<TestResponse>
+  close(): Promise<void>
+}
+
+export function basic(user: string, password: string): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}` }
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'docgate-test-'))
+}
+
+/** Writes objects into a new store through the import path; returns the report. */
+export async function importFixture(sql: SqlPort, objects: readonly unknown[]): Promise<ImportReport> {
+  return importEntries(
+    sql,
+    objects.map((value, i) => ({ line: i + 1, value })),
+  )
+}
+
+export async function startApp(fixture: readonly unknown[], users: readonly TestUser[] = [READER]): Promise<TestApp> {
+  const dir = tempDir()
+  const db = join(dir, 'test.db')
+  const writer = await openWritable(db)
+  const report = await importFixture(writer, fixture)
+  if (!report.ok) throw new Error(`fixture rejected: ${JSON.stringify(report.invalid)}`)
+  for (const u of users) await putUser(writer, u.name, await hashPassword(u.password, { logN: 10 }), u.methods ?? ['*'])
+  await writer.close()
+  const sql = await openReadOnly(db)
+  const snapshot = new UserSnapshot(sql)
+  await snapshot.start()
+  const dummyHash = await hashPassword('dummy', { logN: 10 })
+  const app = buildServer({ sql, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false })
+  await app.ready()
+  const get = async (path: string, headers: Record<string, string> = {}): Promise<TestResponse> => {
+    const res = await app.inject({ method: 'GET', url: path, headers })
+    let json: unknown
+    try {
+      json = JSON.parse(res.body)
+    } catch {
+      json = undefined
+    }
+    return { status: res.statusCode, headers: res.headers, body: res.body, json }
+  }
+  return {
+    db,
+    sql,
+    users: snapshot,
+    get,
+    api: (path) => get(path, basic(READER.name, READER.password)),
+    async close() {
+      snapshot.stop()
+      await app.close()
+      await sql.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
