@@ -1,6 +1,7 @@
 // The vocabulary every endpoint file speaks. An endpoint is data that mirrors its table
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
 import type { ColumnDef } from '../store/schema.js'
+import type { Condition } from '../store/plan.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 /** Spellings that mean true, compared case-insensitively (spec § Common rules 2). */
@@ -23,6 +24,12 @@ export type Param = Named &
   (
     | { readonly stage: 'database'; readonly match: 'contains'; readonly column: string }
     | { readonly stage: 'database'; readonly match: 'amount'; readonly column: string }
+    | {
+        readonly stage: 'database'
+        readonly match: 'custom'
+        /** Engine-neutral SQL over the read model (e.g. an EXISTS over a tabular part); values as parameters. */
+        readonly condition: (value: string, ctx: ParamContext) => Condition | undefined
+      }
     | {
         readonly stage: 'database'
         readonly match: 'flag'
@@ -71,8 +78,17 @@ export interface ReadModel {
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
 }
 
+/** What a custom condition may consult: the other parameters and the options. */
+export interface ParamContext {
+  readonly options: Readonly<Record<string, boolean>>
+  readonly values: ReadonlyMap<string, string>
+  readonly issues: string[]
+}
+
 export interface RequestContext {
   readonly sql: SqlPort
+  /** The clock (tests inject one); cashflows' open periods end today. */
+  readonly now: () => Date
   readonly options: Readonly<Record<string, boolean>>
   readonly flags: ReadonlyMap<string, boolean>
   readonly values: ReadonlyMap<string, string>

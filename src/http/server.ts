@@ -19,6 +19,8 @@ export interface ServerOptions {
   readonly sql: SqlPort
   readonly auth: Authenticate
   readonly logger?: Logger | false
+  /** The clock; tests inject a fixed one. */
+  readonly now?: () => Date
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -95,7 +97,8 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     let body: Body
     try {
       const pairs = queryPairs(rawQuery(req))
-      body = endpoint.kind === 'list' ? await runList(endpoint, pairs, options.sql) : await runComputed(endpoint, pairs, options.sql)
+      const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
+      body = endpoint.kind === 'list' ? await runList(endpoint, pairs, run) : await runComputed(endpoint, pairs, run)
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: errorText(err) }))

@@ -28,7 +28,10 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, extraColumns: re
     if (value === undefined) continue
     if (p.stage === 'database') {
       if (p.match === 'contains') where.push({ kind: 'contains', column: p.column, value: fold(value) })
-      else if (p.match === 'flag') {
+      else if (p.match === 'custom') {
+        const c = p.condition(value, { options: req.options, values: req.values, issues: req.issues })
+        if (c) where.push(c)
+      } else if (p.match === 'flag') {
         const on = req.flags.get(p.name)
         if (on !== undefined) where.push({ kind: 'equals', column: p.column, value: on ? 1 : 0 })
       } else if (AMOUNT.test(value.trim())) {

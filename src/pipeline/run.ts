@@ -1,10 +1,11 @@
 // The one orchestrator: parse → plan → query store → post-filter → shape → envelope.
 // Short forms are ready JSON in the read model and are copied as bytes; full forms are
 // built per row and streamed.
-import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
+import type { ComputedEndpoint, FullResult, ListEndpoint, RequestContext } from '../endpoints/define.js'
 import { compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { ChunkWriter, serialize } from './json-stream.js'
+import { messages } from './messages.js'
 import { parseRequest } from './parse.js'
 import { planQuery } from './plan.js'
 
@@ -15,9 +16,23 @@ const HEAD = Buffer.from('{"data":[')
 const COMMA = Buffer.from(',')
 const errorsPart = (issues: readonly string[]) => Buffer.from(`],"errors":${JSON.stringify(issues)}}`)
 
-export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): Promise<Body> {
+export interface RunOptions {
+  readonly sql: SqlPort
+  readonly now: () => Date
+}
+
+/** The full form of one row; a failure becomes an `errors` entry and the row leaves `data`. */
+async function fullForm(ep: ListEndpoint, ctx: RequestContext, row: Row): Promise<FullResult> {
+  try {
+    return await ep.full!(ctx, row)
+  } catch (err) {
+    return { issue: messages.document(`${ep.service}: документ ${String(row.ref)}`, (err as Error).message) }
+  }
+}
+
+export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
-  const ctx: RequestContext = { sql, options: req.options, flags: req.flags, values: req.values }
+  const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.full !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
   const { plan, postFilters } = planQuery(ep, req, full ? ep.fullColumns : [])
   const keys = plan.orderBy.map((k) => k.column)
@@ -46,7 +61,7 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     for (;;) {
       for (const row of keep(page)) {
         if (full) {
-          const result = await ep.full!(ctx, row)
+          const result = await fullForm(ep, ctx, row)
           if (result.issue !== undefined) req.issues.push(result.issue)
           if (result.value === undefined) continue
           if (count++ > 0) out.push(COMMA)
@@ -65,8 +80,8 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   }
 }
 
-export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): Promise<Body> {
+export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
-  const data = await ep.compute({ sql, options: req.options, flags: req.flags, values: req.values }, req.issues)
+  const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
 }

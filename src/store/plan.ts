@@ -5,6 +5,8 @@ export type Condition =
   | { readonly kind: 'contains'; readonly column: string; readonly value: string }
   | { readonly kind: 'equals'; readonly column: string; readonly value: SqlValue }
   | { readonly kind: 'range'; readonly column: string; readonly from: string; readonly toExclusive: string }
+  /** SQL text from an endpoint declaration (never from the request); values only as `?` parameters. */
+  | { readonly kind: 'sql'; readonly text: string; readonly params: readonly SqlValue[] }
 
 export interface QueryPlan {
   readonly source: string

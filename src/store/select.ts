@@ -19,6 +19,9 @@ function condition(c: Condition, dialect: Dialect, params: SqlValue[]): string {
     case 'range':
       params.push(c.from, c.toExclusive)
       return `${c.column} >= ? AND ${c.column} < ?`
+    case 'sql':
+      params.push(...c.params)
+      return `(${c.text})`
   }
 }
 

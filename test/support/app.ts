@@ -54,7 +54,22 @@ export async function importFixture(sql: SqlPort, objects: readonly unknown[]): 
   )
 }
 
-export async function startApp(fixture: readonly unknown[], users: readonly TestUser[] = [READER]): Promise<TestApp> {
+/** Store engines every HTTP suite runs on (the PostgreSQL engine joins this list). */
+export const BACKENDS = ['sqlite'] as const
+export type Backend = (typeof BACKENDS)[number]
+
+export interface StartOptions {
+  readonly backend?: Backend
+  readonly users?: readonly TestUser[]
+  /** The server's clock (cashflows' open periods end "today"). */
+  readonly now?: () => Date
+  /** Wraps the server's store handle, e.g. to make one query fail for a per-document error test. */
+  readonly wrapSql?: (sql: SqlPort) => SqlPort
+}
+
+export async function startApp(fixture: readonly unknown[], options: StartOptions | readonly TestUser[] = {}): Promise<TestApp> {
+  const opts: StartOptions = Array.isArray(options) ? { users: options as readonly TestUser[] } : (options as StartOptions)
+  const users = opts.users ?? [READER]
   const dir = tempDir()
   const db = join(dir, 'test.db')
   const writer = await openWritable(db)
@@ -66,7 +81,8 @@ export async function startApp(fixture: readonly unknown[], users: readonly Test
   const snapshot = new UserSnapshot(sql)
   await snapshot.start()
   const dummyHash = await hashPassword('dummy', { logN: 10 })
-  const app = buildServer({ sql, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false })
+  const served = opts.wrapSql ? opts.wrapSql(sql) : sql
+  const app = buildServer({ sql: served, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false, now: opts.now })
   await app.ready()
   const get = async (path: string, headers: Record<string, string> = {}): Promise<TestResponse> => {
     const res = await app.inject({ method: 'GET', url: path, headers })
