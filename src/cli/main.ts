@@ -1,10 +1,6 @@
 // docgate command line (cli.md): argv → command → handler. Failures print one line,
 // never a stack trace, and exit non-zero.
 import { parseArgs } from 'node:util'
-import { demo } from './demo.js'
-import { importFiles } from './import.js'
-import { serve } from './serve.js'
-import { users } from './users.js'
 
 const USAGE = `usage:
   docgate serve [--db DB] [--host H] [--port N]
@@ -37,15 +33,16 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE)
     return command === undefined ? 2 : 0
   }
+  // Each command loads only what it needs.
   switch (command) {
     case 'serve':
-      return serve(values)
+      return (await import('./serve.js')).serve(values)
     case 'import':
-      return importFiles(values, positionals)
+      return (await import('./import.js')).importFiles(values, positionals)
     case 'demo':
-      return demo(values)
+      return (await import('./demo.js')).demo(values)
     case 'users':
-      return users(values, positionals)
+      return (await import('./users.js')).users(values, positionals)
     default:
       throw new UsageError(`unknown command "${command}"\n${USAGE}`)
   }

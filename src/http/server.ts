@@ -44,7 +44,7 @@ function authorizationValues(req: FastifyRequest): string[] {
 
 export function buildServer(options: ServerOptions): FastifyInstance & { draining: boolean } {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // Per-request log lines would dominate the cost of a small answer; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     requestTimeout: TIMEOUTS.request,
