@@ -50,37 +50,53 @@ function describe(value: unknown): string {
   return `the ${typeof value} ${String(value)}`
 }
 
-/** Stored column values of one attribute, in attrColumns() order. */
-export function attrValues(attr: Attr, value: unknown): SqlValue[] {
-  if (value === undefined) return emptyValues(attr)
+/**
+ * Appends the stored column values of one attribute (attrColumns() order) to `out`, and a
+ * non-empty reference to `refs`. Throws ValueError with the reason when the value is invalid.
+ */
+export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: string[]): void {
+  if (value === undefined || value === null || (value === '' && attr.required)) {
+    if (attr.required) throw new ValueError('is required')
+    out.push(...EMPTY[attr.kind])
+    return
+  }
   switch (attr.kind) {
     case 'string':
-      if (value === null) return ['']
       if (typeof value !== 'string') throw new ValueError(`expected a string, got ${describe(value)}`)
-      return [value]
+      out.push(value)
+      return
     case 'number':
-      if (value === null) return [0]
       if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValueError(`expected a number, got ${describe(value)}`)
-      return [value]
+      out.push(value)
+      return
     case 'boolean':
-      if (value === null) return [0]
       if (typeof value !== 'boolean') throw new ValueError(`expected a boolean, got ${describe(value)}`)
-      return [value ? 1 : 0]
-    case 'date':
-      return [normalizeDate(value)]
-    case 'ref':
-      return [normalizeRef(value)]
+      out.push(value ? 1 : 0)
+      return
+    case 'date': {
+      const d = normalizeDate(value)
+      if (d === '' && attr.required) throw new ValueError('is required')
+      out.push(d)
+      return
+    }
+    case 'ref': {
+      const r = normalizeRef(value)
+      if (r === '' && attr.required) throw new ValueError('is required')
+      if (r !== '') refs.push(r)
+      out.push(r)
+      return
+    }
     case 'choice':
       if (typeof value !== 'string' || !attr.values.includes(value)) {
         throw new ValueError(`expected one of ${attr.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describe(value)}`)
       }
-      return [value]
+      out.push(value)
+      return
     case 'base64':
-      if (value === null || value === '') return [Buffer.alloc(0)]
       if (typeof value !== 'string' || !BASE64.test(value)) throw new ValueError('expected Base64 text')
-      return [Buffer.from(value, 'base64')]
+      out.push(Buffer.from(value, 'base64'))
+      return
     case 'composite': {
-      if (value === null) return ['', '']
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw new ValueError(`expected a composite reference {"type": …, "ref": …}, got ${describe(value)}`)
       }
@@ -90,26 +106,21 @@ export function attrValues(attr: Attr, value: unknown): SqlValue[] {
         throw new ValueError(`type ${type} is not allowed here (allowed: ${attr.targets.join(', ')})`)
       }
       const r = normalizeRef(ref ?? null)
-      return r === '' ? ['', ''] : [r, type]
+      if (r === '' && attr.required) throw new ValueError('is required')
+      if (r !== '') refs.push(r)
+      out.push(r, r === '' ? '' : type)
+      return
     }
   }
 }
 
-function emptyValues(attr: Attr): SqlValue[] {
-  switch (attr.kind) {
-    case 'number':
-    case 'boolean':
-      return [0]
-    case 'base64':
-      return [Buffer.alloc(0)]
-    case 'composite':
-      return ['', '']
-    default:
-      return ['']
-  }
-}
-
-export function isEmptyValue(attr: Attr, value: unknown): boolean {
-  if (value === undefined || value === null || value === '') return true
-  return (attr.kind === 'ref' && value === EMPTY_REF) || (attr.kind === 'date' && value === '0001-01-01T00:00:00')
+const EMPTY: Record<Attr['kind'], readonly SqlValue[]> = {
+  string: [''],
+  number: [0],
+  boolean: [0],
+  date: [''],
+  ref: [''],
+  choice: [''],
+  base64: [Buffer.alloc(0)],
+  composite: ['', ''],
 }

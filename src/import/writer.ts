@@ -36,9 +36,7 @@ export class Writer {
     )
     for (const part of op.tabular) {
       await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [op.ref])
-      if (part.rows.length > 0) {
-        await this.#sql.runMany(`INSERT INTO ${part.table} (${part.columns.join(', ')}) VALUES (${placeholders(part.columns.length)})`, part.rows)
-      }
+      if (part.rows.length > 0) await this.#sql.insertRows(part.table, part.columns, part.rows)
     }
     this.touched.add(op.ref)
     this.#touchOwnerValues(op.decl.table, op.columns, op.values)
@@ -50,7 +48,7 @@ export class Writer {
     await this.#touchOwners(table, 'recorder', op.recorder)
     await this.#sql.run(`DELETE FROM ${table} WHERE recorder = ?`, [op.recorder])
     if (op.rows.length > 0) {
-      await this.#sql.runMany(`INSERT INTO ${table} (${op.columns.join(', ')}) VALUES (${placeholders(op.columns.length)})`, op.rows)
+      await this.#sql.insertRows(table, op.columns, op.rows)
       for (const row of op.rows) this.#touchOwnerValues(table, op.columns, row)
     }
     this.touched.add(op.recorder)

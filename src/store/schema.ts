@@ -1,7 +1,7 @@
 // DDL derived from the object model (model/objects.ts) plus the read models the API
 // serves from (projections) and the gateway's own tables. One schema for both engines;
 // only the column type names differ (Dialect.types).
-import { ALL_TABLE_TYPES, REGISTER_TYPES } from '../model/objects.js'
+import { ALL_TABLE_TYPES, OWNER_LINKS, REGISTER_TYPES } from '../model/objects.js'
 import type { Attr, ObjectType } from '../model/define.js'
 import type { Dialect } from './sql.js'
 
@@ -47,8 +47,10 @@ export function commonColumns(decl: ObjectType): ColumnDef[] {
   return cols
 }
 
-function refIndexes(attrs: readonly Attr[]): string[][] {
-  return attrs.filter((a) => a.kind === 'ref' || a.kind === 'composite').map((a) => [a.col])
+// Only the links the API follows from the referenced side get an index (an attachment's
+// document, a payment record's request); every other index would be paid at each import.
+function refIndexes(table: string): string[][] {
+  return (OWNER_LINKS[table] ?? []).map((col) => [col])
 }
 
 export function modelTables(): TableDef[] {
@@ -64,14 +66,13 @@ export function modelTables(): TableDef[] {
       name: decl.table,
       columns: [...commonColumns(decl), ...decl.attrs.flatMap(attrColumns)],
       primaryKey: ['ref'],
-      indexes: [...refIndexes(decl.attrs), ...(decl.hierarchical ? [['parent']] : [])],
+      indexes: [...refIndexes(decl.table), ...(decl.hierarchical ? [['parent']] : [])],
     })
     for (const part of decl.tabular ?? []) {
       tables.push({
         name: part.table,
         columns: [text('owner'), int('line'), text('row_number'), ...part.attrs.flatMap(attrColumns)],
         primaryKey: ['owner', 'line'],
-        indexes: refIndexes(part.attrs),
       })
     }
   }
@@ -80,7 +81,7 @@ export function modelTables(): TableDef[] {
       name: reg.table,
       columns: [text('recorder'), text('recorder_type'), int('line'), ...reg.attrs.flatMap(attrColumns)],
       primaryKey: ['recorder', 'line'],
-      indexes: refIndexes(reg.attrs),
+      indexes: refIndexes(reg.table),
     })
   }
   tables.push(

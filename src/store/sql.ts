@@ -18,8 +18,10 @@ export interface SqlPort {
   readonly readonly: boolean
   all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>
   run(sql: string, params?: readonly SqlValue[]): Promise<number>
-  /** The same statement once per parameter row (bulk writes at import). */
+  /** The same statement once per parameter row. */
   runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void>
+  /** Bulk insert (import): the adapter batches rows into multi-row statements. */
+  insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
   exec(script: string): Promise<void>
   transaction<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>

@@ -11,6 +11,9 @@ export const sqliteDialect: Dialect = {
   blobSlice: (column) => `substr(${column}, ?, ?)`,
 }
 
+// Rows per multi-row INSERT: fewer statements, well under SQLite's parameter limit.
+const INSERT_BATCH = 32
+
 export interface SqliteOptions {
   readonly?: boolean
   /** How long a read waits for a writer's lock; kept short so a locked file gives a quick 500. */
@@ -53,16 +56,27 @@ export class SqliteStore implements SqlPort {
   }
 
   async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.statement(sql).all(...bind(params)) as T[]
+    return this.statement(sql).all(bind(params)) as T[]
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    return this.statement(sql).run(...bind(params)).changes
+    return this.statement(sql).run(bind(params)).changes
   }
 
   async runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void> {
     const stmt = this.statement(sql)
-    for (const row of rows) stmt.run(...bind(row))
+    for (const row of rows) stmt.run(bind(row))
+  }
+
+  async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    const one = `(${columns.map(() => '?').join(', ')})`
+    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+      const chunk = rows.slice(i, i + INSERT_BATCH)
+      const params: unknown[] = []
+      for (const row of chunk) for (const v of row) params.push(v === true ? 1 : v === false ? 0 : v)
+      this.statement(head + Array.from({ length: chunk.length }, () => one).join(', ')).run(params)
+    }
   }
 
   async exec(script: string): Promise<void> {
