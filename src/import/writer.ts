@@ -27,7 +27,7 @@ export class Writer {
     }
     const oldDecl = oldType === undefined ? undefined : objectType(oldType)
     if (oldType !== undefined && oldDecl?.table !== op.decl.table) await this.#remove(op.ref, oldType)
-    else await this.#touchOwners(op.decl.table, 'ref', op.ref)
+    else if (oldType !== undefined) await this.#touchOwners(op.decl.table, 'ref', op.ref)
     await this.#sql.run(this.#upsertSql(op.decl.table, op.columns, ['ref']), op.values)
     await this.#sql.run(
       'INSERT INTO objects (ref, type, presentation, date) VALUES (?, ?, ?, ?) ' +
@@ -35,7 +35,8 @@ export class Writer {
       [op.ref, op.type, op.presentation, op.date],
     )
     for (const part of op.tabular) {
-      await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [op.ref])
+      // A new object has no rows to replace (the common case of a first import).
+      if (oldType !== undefined) await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [op.ref])
       if (part.rows.length > 0) await this.#sql.insertRows(part.table, part.columns, part.rows)
     }
     this.touched.add(op.ref)

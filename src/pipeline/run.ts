@@ -2,7 +2,7 @@
 // Short forms are ready JSON in the read model and are copied as bytes; full forms are
 // built per row and streamed.
 import type { ComputedEndpoint, FullResult, ListEndpoint, RequestContext } from '../endpoints/define.js'
-import { compilePage } from '../store/select.js'
+import { compileJoinedPage, compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { ChunkWriter, serialize } from './json-stream.js'
 import { messages } from './messages.js'
@@ -41,6 +41,11 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     return sql.all<Row>(text, params)
   }
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
+  if (!full && postFilters.length === 0) {
+    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE)
+    const [joined] = await sql.all<{ body: Buffer | null; n: number }>(text, params)
+    if (joined && joined.n < PAGE) return Buffer.concat([HEAD, joined.body ?? Buffer.alloc(0), errorsPart(req.issues)])
+  }
   const first = await fetch()
   if (!full && first.length < PAGE) {
     const parts: Buffer[] = [HEAD]

@@ -11,6 +11,8 @@ export interface Dialect {
   contains(column: string): string
   /** A byte range of a blob column, 1-based: Base64 is streamed in chunks, never whole. */
   blobSlice(column: string): string
+  /** Aggregate joining a blob column's values with commas, in `orderBy` order, as one blob. */
+  concatBytes(column: string, orderBy: string): string
 }
 
 export interface SqlPort {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { compilePage } from '../../src/store/select.js'
+import { compileJoinedPage, compilePage } from '../../src/store/select.js'
 import { sqliteDialect } from '../../src/store/sqlite.js'
 import type { QueryPlan } from '../../src/store/plan.js'
 
@@ -30,5 +30,14 @@ describe('plan compilation (sqlite)', () => {
     const { sql, params } = compilePage({ ...plan, where: [] }, sqliteDialect, 10, ['2024-01-05T00:00:00', 'r1'])
     assert.equal(sql, 'SELECT ref, short, date, number FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?')
     assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 10])
+  })
+
+  it('joins the short forms of a page into one blob in sort order', () => {
+    assert.deepEqual(compileJoinedPage({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500), {
+      sql:
+        "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n FROM " +
+        '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page',
+      params: [1, 500],
+    })
   })
 })
