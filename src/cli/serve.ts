@@ -13,7 +13,7 @@ export async function serve(flags: { db?: string; host?: string; port?: string }
   const port = Number(flags.port ?? '8080')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${flags.port}"`)
   const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
-  const sql = await openReadOnly(resolveDb(flags.db))
+  const sql = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
   const users = new UserSnapshot(sql, (err) => logger.error({ err }, 'users refresh failed'))
   await users.start()
   const app = buildServer({ sql, auth: new Authenticator({ users }), logger })

@@ -19,7 +19,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
   await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _touched (ref TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS _affected (ref TEXT PRIMARY KEY);')
   await sql.run('DELETE FROM _touched')
   const everything = touched === 'all' || touched.size > FULL_REBUILD
-  if (!everything) await sql.runMany('INSERT INTO _touched (ref) VALUES (?)', [...touched].map((r) => [r]))
+  if (!everything) await sql.insertRows('_touched', ['ref'], [...touched].map((r) => [r]))
   let built = 0
   for (const model of models) {
     await sql.run('DELETE FROM _affected')
@@ -39,7 +39,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
 }
 
 async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
-  let insert = ''
+  let names: string[] | undefined
   let after = ''
   let count = 0
   for (;;) {
@@ -49,16 +49,12 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
     )
     if (rows.length === 0) return count
     const out: SqlValue[][] = []
-    let names: string[] = []
     for (const row of rows) {
       const { values, short } = model.build(row)
-      if (!insert) {
-        names = Object.keys(values)
-        insert = `INSERT INTO ${model.table} (ref, short, ${names.join(', ')}) VALUES (${['?', '?', ...names.map(() => '?')].join(', ')})`
-      } else if (names.length === 0) names = Object.keys(values)
+      names ??= Object.keys(values)
       out.push([row.ref as string, Buffer.from(JSON.stringify(short)), ...names.map((n) => values[n] ?? null)])
     }
-    await sql.runMany(insert, out)
+    await sql.insertRows(model.table, ['ref', 'short', ...names!], out)
     count += rows.length
     after = rows.at(-1)!.ref as string
   }

@@ -77,7 +77,7 @@ async function danglingRefs(sql: SqlPort, refs: ReadonlySet<string>): Promise<st
   if (refs.size === 0) return []
   await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _seen (ref TEXT PRIMARY KEY)')
   await sql.run('DELETE FROM _seen')
-  await sql.runMany('INSERT INTO _seen (ref) VALUES (?)', [...refs].map((r) => [r]))
+  await sql.insertRows('_seen', ['ref'], [...refs].map((r) => [r]))
   const rows = await sql.all<{ ref: string }>('SELECT ref FROM _seen WHERE ref NOT IN (SELECT ref FROM objects) ORDER BY ref')
   return rows.map((r) => r.ref)
 }

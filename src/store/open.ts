@@ -1,24 +1,68 @@
-// Opens the store a `--db` value names: an SQLite file path (the embedded default).
+// Opens the store a `--db` value names: an SQLite file path (the embedded default) or a
+// `postgres://` URL (many stateless gateways over one database).
+import pg from 'pg'
+import { migrate } from './migrate.js'
+import { PgStore } from './postgres.js'
 import { SqliteStore } from './sqlite.js'
 import type { SqlPort } from './sql.js'
-import { migrate } from './migrate.js'
 
 export const DEFAULT_DB = './data/docgate.db'
 
 export function resolveDb(flag: string | undefined): string {
-  return flag ?? process.env.DOCGATE_DB ?? DEFAULT_DB
+  return flag || process.env.DOCGATE_DB || DEFAULT_DB
+}
+
+export const isPostgresUrl = (db: string): boolean => /^postgres(ql)?:\/\//.test(db)
+
+// COUNT(*) and BIGINT columns arrive as numbers (every value docgate stores fits 2^53).
+const types = {
+  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
+}
+
+/** Limits of the serving pool: a dead or frozen database gives a quick 500, not a hang. */
+export const PG_SERVING = {
+  max: 10,
+  connectionTimeoutMillis: 1000,
+  idleTimeoutMillis: 30_000,
+  query_timeout: 5000,
+  statement_timeout: 5000,
+  idle_in_transaction_session_timeout: 10_000,
+} as const
+
+export function servingPool(url: string, onError: (err: Error) => void = () => {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    ...PG_SERVING,
+    // Every serving transaction is read-only; the deployment's role should also hold SELECT only.
+    options: '-c default_transaction_read_only=on',
+    types,
+  })
+  // An idle client killed by the server emits here; without a listener the process dies.
+  pool.on('error', onError)
+  return pool
 }
 
 /** The serving store: read-only, so no request path can write. */
-export async function openReadOnly(db: string): Promise<SqlPort> {
-  if (/^postgres(ql)?:\/\//.test(db)) throw new Error('PostgreSQL is not supported yet: use an SQLite file path')
+export async function openReadOnly(db: string, onError?: (err: Error) => void): Promise<SqlPort> {
+  if (isPostgresUrl(db)) {
+    const pool = servingPool(db, onError)
+    return new PgStore(pool, { readonly: true, close: () => pool.end() })
+  }
   return new SqliteStore(db, { readonly: true })
 }
 
 /** The import/administration store: writable, with the schema brought up to date. */
 export async function openWritable(db: string): Promise<SqlPort> {
-  if (/^postgres(ql)?:\/\//.test(db)) throw new Error('PostgreSQL is not supported yet: use an SQLite file path')
-  const store = new SqliteStore(db)
+  let store: SqlPort
+  if (isPostgresUrl(db)) {
+    // One connection: an import is one transaction and uses session temp tables.
+    const client = new pg.Client({ connectionString: db, types })
+    await client.connect()
+    store = new PgStore(client, { close: () => client.end() })
+  } else {
+    store = new SqliteStore(db)
+  }
   await store.transaction(() => migrate(store))
   return store
 }

@@ -29,7 +29,18 @@ export class UserSnapshot {
 
   async start(): Promise<void> {
     await this.refresh()
-    this.#timer = setInterval(() => this.refresh().catch(this.#onError), REFRESH_MS)
+    // While the store is unreachable the last snapshot stays in force; the failure is
+    // reported once, not every tick.
+    let failing = false
+    this.#timer = setInterval(() => {
+      this.refresh().then(
+        () => (failing = false),
+        (err: unknown) => {
+          if (!failing) this.#onError(err)
+          failing = true
+        },
+      )
+    }, REFRESH_MS)
     this.#timer.unref()
   }
 

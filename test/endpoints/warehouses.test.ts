@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { warehousesFixture } from '../fixtures/warehouses.js'
-import { startApp } from '../support/app.js'
+import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 
 const ALL = [
@@ -16,10 +16,10 @@ const ALL = [
 const ELEMENTS = ALL.filter((w) => !w.ЭтоГруппа)
 const codes = (json: { data: { Код: string }[] }) => json.data.map((w) => w.Код)
 
-describe('GET /main/hs/warehouses/get', () => {
+for (const backend of BACKENDS) describe(`${backend}: GET /main/hs/warehouses/get`, () => {
   let app: TestApp
   before(async () => {
-    app = await startApp(warehousesFixture)
+    app = await startApp(warehousesFixture, { backend })
   })
   after(() => app.close())
 

@@ -5,22 +5,28 @@ import { gzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { readEntries } from '../../src/import/read.js'
 import { importEntries } from '../../src/import/run.js'
-import { openWritable } from '../../src/store/open.js'
 import type { SqlPort } from '../../src/store/sql.js'
-import { importFixture, tempDir } from '../support/app.js'
+import { importFixture } from '../support/app.js'
+import { BACKENDS, createTestStore, tempDir } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
 import { uuid } from '../support/refs.js'
 
 const W = 'Справочник.Склады'
 const wh = (key: string, name: string) => ({ type: W, ref: uuid(key), Код: key, Наименование: name })
 
-describe('docgate import', () => {
+for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
   let dir: string
+  let store: TestStore
   let sql: SqlPort
   beforeEach(async () => {
     dir = tempDir()
-    sql = await openWritable(join(dir, 'db.sqlite'))
+    store = await createTestStore(backend)
+    sql = store.writer
   })
-  afterEach(() => sql.close())
+  afterEach(async () => {
+    await sql.close()
+    await store.cleanup()
+  })
 
   const names = async () => (await sql.all<{ name: string }>('SELECT name FROM cat_warehouses ORDER BY name')).map((r) => r.name)
 

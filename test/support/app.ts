@@ -1,17 +1,18 @@
 // Test harness: a fresh store built from a fixture through the real import path, users
 // with cheap hashes, and the real server answered in-process (Fastify inject).
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
 import { buildServer } from '../../src/http/server.js'
 import { importEntries } from '../../src/import/run.js'
 import type { ImportReport } from '../../src/import/run.js'
-import { openReadOnly, openWritable } from '../../src/store/open.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { UserSnapshot } from '../../src/users/directory.js'
 import { putUser } from '../../src/users/store.js'
+import { BACKENDS, createTestStore, tempDir } from './stores.js'
+import type { Backend } from './stores.js'
+
+export { BACKENDS, tempDir }
+export type { Backend }
 
 export interface TestUser {
   readonly name: string
@@ -29,9 +30,12 @@ export interface TestResponse {
 }
 
 export interface TestApp {
-  readonly db: string
+  readonly backend: Backend
+  /** The serving store handle (read-only). */
   readonly sql: SqlPort
   readonly users: UserSnapshot
+  /** One write beside the running server (e.g. revoking a user). */
+  write(sql: string, params?: readonly (string | number)[]): Promise<void>
   get(path: string, headers?: Record<string, string>): Promise<TestResponse>
   /** GET as READER. */
   api(path: string): Promise<TestResponse>
@@ -42,10 +46,6 @@ export function basic(user: string, password: string): Record<string, string> {
   return { authorization: `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}` }
 }
 
-export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'docgate-test-'))
-}
-
 /** Writes objects into a new store through the import path; returns the report. */
 export async function importFixture(sql: SqlPort, objects: readonly unknown[]): Promise<ImportReport> {
   return importEntries(
@@ -53,10 +53,6 @@ export async function importFixture(sql: SqlPort, objects: readonly unknown[]): 
     objects.map((value, i) => ({ line: i + 1, value })),
   )
 }
-
-/** Store engines every HTTP suite runs on (the PostgreSQL engine joins this list). */
-export const BACKENDS = ['sqlite'] as const
-export type Backend = (typeof BACKENDS)[number]
 
 export interface StartOptions {
   readonly backend?: Backend
@@ -70,14 +66,14 @@ export interface StartOptions {
 export async function startApp(fixture: readonly unknown[], options: StartOptions | readonly TestUser[] = {}): Promise<TestApp> {
   const opts: StartOptions = Array.isArray(options) ? { users: options as readonly TestUser[] } : (options as StartOptions)
   const users = opts.users ?? [READER]
-  const dir = tempDir()
-  const db = join(dir, 'test.db')
-  const writer = await openWritable(db)
+  const backend = opts.backend ?? 'sqlite'
+  const store = await createTestStore(backend)
+  const writer = store.writer
   const report = await importFixture(writer, fixture)
   if (!report.ok) throw new Error(`fixture rejected: ${JSON.stringify(report.invalid)}`)
   for (const u of users) await putUser(writer, u.name, await hashPassword(u.password, { logN: 10 }), u.methods ?? ['*'])
-  await writer.close()
-  const sql = await openReadOnly(db)
+  if (backend !== 'pglite') await writer.close()
+  const sql = await store.openReader()
   const snapshot = new UserSnapshot(sql)
   await snapshot.start()
   const dummyHash = await hashPassword('dummy', { logN: 10 })
@@ -95,16 +91,17 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
     return { status: res.statusCode, headers: res.headers, body: res.body, json }
   }
   return {
-    db,
+    backend,
     sql,
     users: snapshot,
+    write: (text, params) => store.write(text, params),
     get,
     api: (path) => get(path, basic(READER.name, READER.password)),
     async close() {
       snapshot.stop()
       await app.close()
-      await sql.close()
-      rmSync(dir, { recursive: true, force: true })
+      await sql.close().catch(() => {})
+      await store.cleanup()
     },
   }
 }

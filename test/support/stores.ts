@@ -1,0 +1,105 @@
+// One fresh store per test app, on each engine: an SQLite file, an in-process PGlite
+// database, or (when DOCGATE_TEST_PG_URL is set) a new database on a real server.
+import { rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import { migrate } from '../../src/store/migrate.js'
+import { openReadOnly, openWritable } from '../../src/store/open.js'
+import { PgStore } from '../../src/store/postgres.js'
+import { SqliteStore } from '../../src/store/sqlite.js'
+import type { SqlPort, SqlValue } from '../../src/store/sql.js'
+
+export type Backend = 'sqlite' | 'pglite' | 'postgres'
+
+/** Store engines every HTTP suite runs on. */
+export const BACKENDS: readonly Backend[] = [
+  'sqlite',
+  'pglite',
+  ...(process.env.DOCGATE_TEST_PG_URL ? (['postgres'] as const) : []),
+]
+
+export interface TestStore {
+  /** A writable handle (import, users); close it before serving. */
+  readonly writer: SqlPort
+  /** The serving handle, opened the way `docgate serve` opens it (read-only). */
+  openReader(): Promise<SqlPort>
+  /** One write beside the running server (e.g. a revoke). */
+  write(sql: string, params?: readonly SqlValue[]): Promise<void>
+  /** SQLite file path or PostgreSQL URL. */
+  readonly location: string
+  cleanup(): Promise<void>
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'docgate-test-'))
+}
+
+const int8 = { 20: (v: string) => Number(v) }
+
+export async function createTestStore(backend: Backend): Promise<TestStore> {
+  if (backend === 'sqlite') {
+    const dir = tempDir()
+    const location = join(dir, 'test.db')
+    return {
+      writer: await openWritable(location),
+      openReader: () => openReadOnly(location),
+      async write(sql, params = []) {
+        const w = new SqliteStore(location)
+        await w.run(sql, params)
+        await w.close()
+      },
+      location,
+      async cleanup() {
+        rmSync(dir, { recursive: true, force: true })
+      },
+    }
+  }
+  if (backend === 'pglite') {
+    const db = new PGlite({ parsers: int8 })
+    const writer = new PgStore(db)
+    await writer.transaction(() => migrate(writer))
+    return {
+      writer,
+      async openReader() {
+        // One in-process database: serving turns the session read-only, as the pool's option does.
+        await db.exec('SET default_transaction_read_only = on')
+        return new PgStore(db, { readonly: true, close: async () => void (db.closed || (await db.close())) })
+      },
+      async write(sql, params = []) {
+        await db.exec('BEGIN READ WRITE')
+        await new PgStore(db).run(sql, params)
+        await db.exec('COMMIT')
+      },
+      location: 'pglite://memory',
+      async cleanup() {
+        if (!db.closed) await db.close()
+      },
+    }
+  }
+  const base = process.env.DOCGATE_TEST_PG_URL!
+  const name = `docgate_test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  const url = new URL(base)
+  url.pathname = `/${name}`
+  const location = url.toString()
+  return {
+    writer: await openWritable(location),
+    openReader: () => openReadOnly(location),
+    async write(sql, params = []) {
+      const w = await openWritable(location)
+      await w.run(sql, params)
+      await w.close()
+    },
+    location,
+    async cleanup() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.end()
+    },
+  }
+}
