@@ -4,7 +4,21 @@ export interface Target {
   readonly path: string
 }
 
+const q = encodeURIComponent
+
 export const TARGETS: readonly Target[] = [
   { name: 'health', path: '/main/hs/health' },
   { name: 'warehouses (all)', path: '/main/hs/warehouses/get' },
+  // Demo data: 300 documents of each kind spread over two years, numbered <prefix>-000001…,
+  // so `code=<prefix>-0001` is the ~100 documents 000100–000199 and eight months ~100 more.
+  { name: 'specifications (all)', path: '/main/hs/specifications/get' },
+  { name: 'specifications year', path: '/main/hs/specifications/get?year=2026' },
+  { name: 'specifications material (join rows)', path: `/main/hs/specifications/get?material=${q('Труба профильная')}` },
+  { name: 'specifications full ngroup', path: `/main/hs/specifications/get?full=1&ngroup=${q('Крепеж')}` },
+  { name: 'transfers code (~100)', path: `/main/hs/transfers/get?code=${q('ПМ-0001')}` },
+  { name: 'transfers full code (~100)', path: `/main/hs/transfers/get?full=1&code=${q('ПМ-0001')}` },
+  { name: 'morders period (~100)', path: '/main/hs/morders/get?from=01.01.2025&to=31.08.2025' },
+  { name: 'morders full code (~100)', path: `/main/hs/morders/get?full=1&code=${q('ЗН-0001')}` },
+  { name: 'demands code (~100)', path: `/main/hs/demands/get?code=${q('ТН-0001')}` },
+  { name: 'demands full period (~100)', path: '/main/hs/demands/get?full=1&from=01.01.2025&to=31.08.2025' },
 ]

@@ -2,7 +2,7 @@
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
 import type { ColumnDef } from '../store/schema.js'
 import type { Condition } from '../store/plan.js'
-import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 
 /** Spellings that mean true, compared case-insensitively (spec § Common rules 2). */
 export type Truthy = readonly string[]
@@ -78,8 +78,10 @@ export interface ReadModel {
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
 }
 
-/** What a custom condition may consult: the other parameters and the options. */
+/** What a custom condition may consult: the other parameters, the options and the SQL dialect. */
 export interface ParamContext {
+  /** For engine-specific fragments such as `dialect.contains(column)` inside an EXISTS. */
+  readonly dialect: Dialect
   readonly options: Readonly<Record<string, boolean>>
   readonly values: ReadonlyMap<string, string>
   readonly issues: string[]

@@ -1,9 +1,17 @@
 // The registry: routing, read models and the import's rebuild step all read this list.
 import type { Endpoint, ReadModel } from './define.js'
+import { demands } from './demands.js'
+import { morders } from './morders.js'
+import { nomenclatureSearch } from './shared/nomenclature-search.js'
+import { specifications } from './specifications.js'
+import { transfers } from './transfers.js'
 import { warehouses } from './warehouses.js'
 
-export const ENDPOINTS: readonly Endpoint[] = [warehouses]
+export const ENDPOINTS: readonly Endpoint[] = [warehouses, specifications, transfers, morders, demands]
 
 export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => [e.service, e]))
 
-export const READ_MODELS: readonly ReadModel[] = ENDPOINTS.flatMap((e) => (e.readModel ? [e.readModel] : []))
+/** Read models that serve filters of several endpoints rather than one endpoint's rows. */
+const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch]
+
+export const READ_MODELS: readonly ReadModel[] = [...ENDPOINTS.flatMap((e) => (e.readModel ? [e.readModel] : [])), ...SUPPORT_MODELS]

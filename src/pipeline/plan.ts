@@ -2,7 +2,7 @@
 // rows (spec § Common rules 6–7: the database selection first, then the post-filters).
 import type { ListEndpoint } from '../endpoints/define.js'
 import type { Condition, QueryPlan } from '../store/plan.js'
-import type { Row } from '../store/sql.js'
+import type { Dialect, Row } from '../store/sql.js'
 import { fold } from './fold.js'
 import { messages } from './messages.js'
 import type { ParsedRequest } from './parse.js'
@@ -19,7 +19,7 @@ const AMOUNT = /^[+-]?\d+(?:[.,]\d+)?$/
 /** Exact amounts compare in kopecks, so 0.1 + 0.2 finds a stored 0.3. */
 export const kopecks = (n: number): number => Math.round(n * 100)
 
-export function planQuery(ep: ListEndpoint, req: ParsedRequest, extraColumns: readonly string[] = []): Planned {
+export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect, extraColumns: readonly string[] = []): Planned {
   const where: Condition[] = []
   const postFilters: PostFilter[] = []
   const columns = new Set(['ref', 'short', ...ep.sort.map((s) => s.column), ...extraColumns])
@@ -29,7 +29,7 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, extraColumns: re
     if (p.stage === 'database') {
       if (p.match === 'contains') where.push({ kind: 'contains', column: p.column, value: fold(value) })
       else if (p.match === 'custom') {
-        const c = p.condition(value, { options: req.options, values: req.values, issues: req.issues })
+        const c = p.condition(value, { dialect, options: req.options, values: req.values, issues: req.issues })
         if (c) where.push(c)
       } else if (p.match === 'flag') {
         const on = req.flags.get(p.name)

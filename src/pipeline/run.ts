@@ -34,7 +34,7 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.full !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
-  const { plan, postFilters } = planQuery(ep, req, full ? ep.fullColumns : [])
+  const { plan, postFilters } = planQuery(ep, req, sql.dialect, full ? ep.fullColumns : [])
   const keys = plan.orderBy.map((k) => k.column)
   const fetch = async (after?: readonly SqlValue[]) => {
     const { sql: text, params } = compilePage(plan, sql.dialect, PAGE, after)

@@ -1,0 +1,79 @@
+// GET /main/hs/demands/get — spec § Requirement-invoice (demands), § GET /main/hs/demands/get.
+// Every stored requirement-invoice is listed. Sort: date ascending, then number.
+// No `date` parameter; `full` needs no `code`.
+import { rowsSummary } from '../format/plural.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import { YES } from './define.js'
+import type { ListEndpoint } from './define.js'
+import { documentLabel, partQuery, readPart, shortOf, text, tryPart } from './shared/tabular.js'
+
+const MATERIALS = partQuery('doc_demands_materials')
+
+export const demands: ListEndpoint = {
+  kind: 'list',
+  service: 'demands',
+  operationId: 'GetDemands',
+  readModel: {
+    table: 'api_demands',
+    source: 'doc_demands',
+    columns: [
+      { name: 'doc_date', type: 'text' },
+      { name: 'number', type: 'text' },
+      { name: 'number_f', type: 'text' },
+      { name: 'warehouse_f', type: 'text' },
+      { name: 'responsible_f', type: 'text' },
+    ],
+    indexes: [['doc_date', 'number', 'ref']],
+    select:
+      's.ref, s.number, s.date, s.comment, wh.presentation AS warehouse, rsp.presentation AS responsible, ' +
+      '(SELECT COUNT(*) FROM doc_demands_materials m WHERE m.owner = s.ref) AS materials ' +
+      'FROM doc_demands s LEFT JOIN objects wh ON wh.ref = s.warehouse LEFT JOIN objects rsp ON rsp.ref = s.responsible',
+    build: (r) => {
+      const [warehouse, responsible] = [text(r.warehouse), text(r.responsible)]
+      return {
+        values: {
+          doc_date: text(r.date),
+          number: text(r.number),
+          number_f: fold(text(r.number)),
+          warehouse_f: fold(warehouse),
+          responsible_f: fold(responsible),
+        },
+        short: {
+          Номер: text(r.number),
+          Дата: dmy(text(r.date)),
+          Склад: warehouse,
+          Ответственный: responsible,
+          Комментарий: text(r.comment),
+          Материалы: rowsSummary(Number(r.materials)),
+        },
+      }
+    },
+  },
+  period: { column: 'doc_date', pairing: 'both', date: false },
+  params: [
+    { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+    { name: 'warehouse', stage: 'database', match: 'contains', column: 'warehouse_f' },
+    { name: 'responsible', stage: 'database', match: 'contains', column: 'responsible_f' },
+    { name: 'full', stage: 'option', truthy: YES },
+  ],
+  sort: [
+    { column: 'doc_date', dir: 'asc' },
+    { column: 'number', dir: 'asc' },
+  ],
+  fullColumns: ['number', 'doc_date'],
+  // A failed read keeps the document with the summary string (spec § GET demands) and
+  // reports the failure in `errors`.
+  full: async (ctx, row) => {
+    const short = shortOf(row)
+    const part = await tryPart(() => readPart(ctx.sql, MATERIALS, String(row.ref)), documentLabel('Требование-накладная', row), 'Материалы')
+    if (part.rows === undefined) return { value: short, issue: part.issue }
+    const rows = part.rows.map((m) => ({
+      НомерСтроки: text(m.row_number),
+      Номенклатура: text(m.nomenclature),
+      Количество: Number(m.quantity),
+      ЕдиницаИзмерения: text(m.unit),
+    }))
+    return { value: { ...short, Материалы: rows } }
+  },
+}

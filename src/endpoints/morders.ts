@@ -1,0 +1,88 @@
+// GET /main/hs/morders/get — spec § Production order (morders), § GET /main/hs/morders/get.
+// Every stored production order is listed. Filters match the stored values, not the
+// printed literals: `code=Не` does not find an order printed as `Не указан`.
+// Sort: date ascending, then number. No `date` parameter.
+import { orLiteral } from '../format/values.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import type { Row } from '../store/sql.js'
+import { YES } from './define.js'
+import type { ListEndpoint } from './define.js'
+import { documentLabel, partQuery, readPart, shortOf, text, tryPart } from './shared/tabular.js'
+import type { PartRow } from './shared/tabular.js'
+
+const KIND = 'Заказ на производство'
+const PRODUCTS = partQuery('doc_production_orders_products')
+const MATERIALS = partQuery('doc_production_orders_materials')
+
+/**
+ * `Ссылка`: the reference printed the way the accounting system prints a document
+ * reference, `<synonym> <Номер> от <DD.MM.YYYY H:MM:SS>` (hours without a leading zero,
+ * as its default date-time format does; the empty date is its `01.01.0001 0:00:00`).
+ */
+export function referencePresentation(number: string, stored: string): string {
+  const at = stored || '0001-01-01T00:00:00'
+  const time = `${Number(at.slice(11, 13))}:${at.slice(14, 16)}:${at.slice(17, 19)}`
+  return `${KIND} ${number} от ${dmy(at)} ${time}`
+}
+
+const rowsOf = (rows: readonly PartRow[]) =>
+  rows.map((r) => ({ Номенклатура: text(r.nomenclature), Количество: Number(r.quantity), ЕдиницаИзмерения: text(r.unit) }))
+
+export const morders: ListEndpoint = {
+  kind: 'list',
+  service: 'morders',
+  operationId: 'GetMOrders',
+  readModel: {
+    table: 'api_morders',
+    source: 'doc_production_orders',
+    columns: [
+      { name: 'doc_date', type: 'text' },
+      { name: 'number', type: 'text' },
+      { name: 'number_f', type: 'text' },
+      { name: 'comment_f', type: 'text' },
+    ],
+    indexes: [['doc_date', 'number', 'ref']],
+    select:
+      's.ref, s.number, s.date, s.comment, org.presentation AS organization, rsp.presentation AS responsible ' +
+      'FROM doc_production_orders s LEFT JOIN objects org ON org.ref = s.organization LEFT JOIN objects rsp ON rsp.ref = s.responsible',
+    build: (r) => ({
+      values: { doc_date: text(r.date), number: text(r.number), number_f: fold(text(r.number)), comment_f: fold(text(r.comment)) },
+      short: {
+        Номер: orLiteral(r.number, 'Не указан'),
+        Дата: orLiteral(dmy(text(r.date)), 'Не указана'),
+        // Договор is the document's comment text (spec § Production order).
+        Договор: orLiteral(r.comment, 'Не указан'),
+        Организация: text(r.organization),
+        Ответственный: text(r.responsible),
+      },
+    }),
+  },
+  period: { column: 'doc_date', pairing: 'both', date: false },
+  params: [
+    { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+    { name: 'contract', stage: 'database', match: 'contains', column: 'comment_f', slash: true },
+    { name: 'full', stage: 'option', truthy: YES, keyCaseInsensitive: true },
+  ],
+  sort: [
+    { column: 'doc_date', dir: 'asc' },
+    { column: 'number', dir: 'asc' },
+  ],
+  fullColumns: ['number', 'doc_date'],
+  // Each part is read on its own; a failed one prints as [] and is reported in `errors`,
+  // and the document stays in `data` (as transfers rule 2 does for its goods).
+  full: async (ctx, row: Row) => {
+    const what = documentLabel(KIND, row)
+    const owner = String(row.ref)
+    const products = await tryPart(() => readPart(ctx.sql, PRODUCTS, owner), what, 'Продукция')
+    const materials = await tryPart(() => readPart(ctx.sql, MATERIALS, owner), what, 'Материалы')
+    const issues = [products.issue, materials.issue].filter((i) => i !== undefined)
+    const value = {
+      ...shortOf(row),
+      Ссылка: referencePresentation(text(row.number), text(row.doc_date)),
+      Продукция: rowsOf(products.rows ?? []),
+      Материалы: rowsOf(materials.rows ?? []),
+    }
+    return issues.length === 0 ? { value } : { value, issue: issues.join('; ') }
+  },
+}

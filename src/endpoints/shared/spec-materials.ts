@@ -1,0 +1,113 @@
+// The specification pieces that look inside its tabular parts: the `material`/`ngroup`
+// row filters, the delivery-stage range of `year`/`month`, and the full Материалы array
+// (spec § Nomenclature specification, § GET /main/hs/specifications/get).
+import { round2 } from '../../format/values.js'
+import { validDay } from '../../import/values.js'
+import { isoDay } from '../../pipeline/dates.js'
+import { fold } from '../../pipeline/fold.js'
+import { messages } from '../../pipeline/messages.js'
+import type { Condition } from '../../store/plan.js'
+import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
+import { NOMENCLATURE_SEARCH } from './nomenclature-search.js'
+import { text } from './tabular.js'
+
+/** A predicate on one materials row `m` joined to its item's search columns `x`. */
+export interface RowFilter {
+  readonly text: string
+  readonly params: readonly SqlValue[]
+}
+
+/** `material`: code or name of the row's item; `ngroup`: name of the item's nomenclature group. */
+export function rowFilter(d: Dialect, material: string | undefined, ngroup: string | undefined): RowFilter | undefined {
+  const parts: string[] = []
+  const params: SqlValue[] = []
+  if (material !== undefined) {
+    parts.push(`(${d.contains('x.code_f')} OR ${d.contains('x.name_f')})`)
+    params.push(fold(material), fold(material))
+  }
+  if (ngroup !== undefined) {
+    parts.push(d.contains('x.ngroup_f'))
+    params.push(fold(ngroup))
+  }
+  return parts.length === 0 ? undefined : { text: parts.join(' AND '), params }
+}
+
+/** The specification has at least one materials row that satisfies `filter`. */
+export const hasRow = (filter: RowFilter): Condition => ({
+  kind: 'sql',
+  text:
+    `EXISTS (SELECT 1 FROM cat_specifications_materials m JOIN ${NOMENCLATURE_SEARCH} x ON x.ref = m.nomenclature ` +
+    `WHERE m.owner = api_specifications.ref AND ${filter.text})`,
+  params: filter.params,
+})
+
+/**
+ * Rules 1–2: the stage dates of `year` (2 digits: 20XX), or of `month` 1–12 inside it.
+ * An invalid year drops the filter; an invalid month widens it to the year; both with
+ * an `errors` entry.
+ */
+export function deliveryInRange(year: string, month: string | undefined, issues: string[]): Condition | undefined {
+  const y = /^\d{2}$/.test(year) ? 2000 + Number(year) : /^\d{4}$/.test(year) && Number(year) > 0 ? Number(year) : undefined
+  if (y === undefined) {
+    issues.push(messages.badYear(year))
+    return undefined
+  }
+  let m: number | undefined
+  if (month !== undefined) {
+    if (/^\d{1,2}$/.test(month) && Number(month) >= 1 && Number(month) <= 12) m = Number(month)
+    else issues.push(messages.badMonth(month))
+  }
+  const first = { year: y, month: m ?? 1, day: 1 }
+  const last = { year: y, month: m ?? 12, day: 31 }
+  while (!validDay(last.year, last.month, last.day)) last.day--
+  // Stored dates are `YYYY-MM-DDTHH:MM:SS`, so the last second bounds the range inclusively.
+  return {
+    kind: 'sql',
+    text:
+      'EXISTS (SELECT 1 FROM cat_specifications_stages st WHERE st.owner = api_specifications.ref ' +
+      'AND st.delivery_date >= ? AND st.delivery_date <= ?)',
+    params: [isoDay(first), `${isoDay(last)}T23:59:59`],
+  }
+}
+
+interface MaterialRow {
+  readonly code: string | null
+  readonly name: string | null
+  readonly quantity: number
+  readonly unit: string | null
+  readonly price: number
+  readonly amount: number
+  readonly ngroup: string | null
+}
+
+/** The materials rows of one specification in the stored order, or only those `filter` keeps. */
+export function readMaterials(sql: SqlPort, owner: string, filter?: RowFilter): Promise<MaterialRow[]> {
+  const query =
+    'SELECT n.code, n.name, m.quantity, u.presentation AS unit, m.price, m.amount, g.presentation AS ngroup ' +
+    'FROM cat_specifications_materials m LEFT JOIN cat_nomenclature n ON n.ref = m.nomenclature ' +
+    'LEFT JOIN objects u ON u.ref = m.unit LEFT JOIN objects g ON g.ref = n.ngroup' +
+    (filter ? ` JOIN ${NOMENCLATURE_SEARCH} x ON x.ref = m.nomenclature` : '') +
+    ' WHERE m.owner = ?' +
+    (filter ? ` AND ${filter.text}` : '') +
+    ' ORDER BY m.line'
+  return sql.all<MaterialRow>(query, [owner, ...(filter?.params ?? [])])
+}
+
+/** Материалы[] and СуммаМатериалов: Σ of Сумма where non-zero, else Количество × Цена (rounded once, at the end). */
+export function materialsForm(rows: readonly MaterialRow[]): { Материалы: unknown[]; СуммаМатериалов: number } {
+  let total = 0
+  const list = rows.map((r) => {
+    const [quantity, price, amount] = [Number(r.quantity), Number(r.price), Number(r.amount)]
+    total += amount !== 0 ? amount : quantity * price
+    return {
+      Код: text(r.code),
+      Материал: text(r.name),
+      Количество: quantity,
+      Единица: text(r.unit),
+      Цена: price,
+      Сумма: amount,
+      НоменклатурнаяГруппа: text(r.ngroup),
+    }
+  })
+  return { Материалы: list, СуммаМатериалов: round2(total) }
+}

@@ -1,0 +1,110 @@
+// GET /main/hs/specifications/get — spec § Nomenclature specification, § GET /main/hs/specifications/get.
+// Catalogue elements only: groups and entries marked for deletion have no read-model row.
+// Sort (the spec: "not shown"): Наименование ascending (case-insensitive, ё beside е), then Код.
+//
+// Rule 6, what each mode returns:
+// - with `full=true`, `material` and `ngroup` are each a subquery over the whole materials
+//   table: a specification is selected when some row matches `material` and some row
+//   (not necessarily the same one) matches `ngroup`; Материалы lists ALL its rows and
+//   СуммаМатериалов sums them all;
+// - without `full`, they filter the rows of the query join: a specification is selected
+//   when one row matches every given row filter, and Материалы lists ONLY those matching
+//   rows, with СуммаМатериалов summed over them.
+import { rowsSummary } from '../format/plural.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold, sortKey } from '../pipeline/fold.js'
+import { messages } from '../pipeline/messages.js'
+import type { Condition } from '../store/plan.js'
+import type { Dialect } from '../store/sql.js'
+import { YES } from './define.js'
+import type { ListEndpoint, ParamContext, RequestContext } from './define.js'
+import { deliveryInRange, hasRow, materialsForm, readMaterials, rowFilter } from './shared/spec-materials.js'
+import type { RowFilter } from './shared/spec-materials.js'
+import { shortOf, text, tryPart } from './shared/tabular.js'
+
+const KEYS = ['code', 'name', 'material', 'ngroup']
+
+/** Without `full`, the rows of the query join: one row must satisfy every given row filter. */
+const joinedRows = (dialect: Dialect, ctx: Pick<RequestContext, 'options' | 'values'>): RowFilter | undefined =>
+  ctx.options.full === true ? undefined : rowFilter(dialect, ctx.values.get('material'), ctx.values.get('ngroup'))
+
+/** Rule 6: the selection made by `material` or `ngroup` (whichever `own` is). */
+function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamContext): Condition | undefined {
+  // Without `full`, `material` (when given) emits the one joined-row condition for both.
+  if (ctx.options.full !== true && own === 'ngroup' && ctx.values.has('material')) return undefined
+  const filter = joinedRows(ctx.dialect, ctx) ?? (own === 'material' ? rowFilter(ctx.dialect, value, undefined) : rowFilter(ctx.dialect, undefined, value))
+  return filter && hasRow(filter)
+}
+
+export const specifications: ListEndpoint = {
+  kind: 'list',
+  service: 'specifications',
+  operationId: 'GetSpecifications',
+  readModel: {
+    table: 'api_specifications',
+    source: 'cat_specifications',
+    columns: [
+      { name: 'code', type: 'text' },
+      { name: 'code_f', type: 'text' },
+      { name: 'name_f', type: 'text' },
+      { name: 'sort_name', type: 'text' },
+    ],
+    indexes: [['sort_name', 'code', 'ref']],
+    select:
+      's.ref, s.code, s.name, s.approval_date, rsp.presentation AS responsible, s.cost_works, s.cost_transport, ' +
+      's.cost_overhead, s.cost_equipment, s.cost_connections, s.cost_design, ' +
+      '(SELECT COUNT(*) FROM cat_specifications_materials m WHERE m.owner = s.ref) AS materials, ' +
+      "(SELECT MIN(st.delivery_date) FROM cat_specifications_stages st WHERE st.owner = s.ref AND st.delivery_date <> '') AS delivery " +
+      // The derived table keeps groups and marked entries out of the read model.
+      'FROM (SELECT * FROM cat_specifications WHERE is_group = 0 AND deletion_mark = 0) s ' +
+      'LEFT JOIN objects rsp ON rsp.ref = s.responsible',
+    build: (r) => ({
+      values: { code: text(r.code), code_f: fold(text(r.code)), name_f: fold(text(r.name)), sort_name: sortKey(text(r.name)) },
+      short: {
+        Код: text(r.code),
+        ДатаУтверждения: dmy(text(r.approval_date)),
+        Ответственный: text(r.responsible),
+        Наименование: text(r.name),
+        // MIN over no stages is NULL: the empty string.
+        ДатаПоставки: dmy(text(r.delivery)),
+        СтоимостьРабот: Number(r.cost_works),
+        СтоимостьТранспорт: Number(r.cost_transport),
+        СтоимостьНакладные: Number(r.cost_overhead),
+        СтоимостьАрендаСпецТехники: Number(r.cost_equipment),
+        СтоимостьТехнологическиеПрисоединения: Number(r.cost_connections),
+        СтоимостьПроектныеРаботы: Number(r.cost_design),
+        Материалы: rowsSummary(Number(r.materials)),
+      },
+    }),
+  },
+  params: [
+    { name: 'code', stage: 'database', match: 'contains', column: 'code_f' },
+    { name: 'name', stage: 'database', match: 'contains', column: 'name_f', slash: true },
+    { name: 'material', stage: 'database', match: 'custom', slash: true, condition: (value, ctx) => rowsCondition('material', value, ctx) },
+    { name: 'ngroup', stage: 'database', match: 'custom', condition: (value, ctx) => rowsCondition('ngroup', value, ctx) },
+    { name: 'year', stage: 'database', match: 'custom', condition: (value, ctx) => deliveryInRange(value, ctx.values.get('month'), ctx.issues) },
+    { name: 'month', stage: 'raw' },
+    { name: 'full', stage: 'option', truthy: YES },
+  ],
+  rules: [
+    // Rule 4: `full` alone is ignored (summary strings) with an entry in `errors`.
+    { when: 'full', needsAnyOf: KEYS, message: messages.requires('full', KEYS), then: 'drop-option' },
+    // Rule 5: `month` without `year` is ignored (no date selection) with an entry in `errors`.
+    { when: 'month', needsAnyOf: ['year'], message: messages.requires('month', ['year']), then: 'keep' },
+  ],
+  sort: [
+    { column: 'sort_name', dir: 'asc' },
+    { column: 'code', dir: 'asc' },
+  ],
+  // Rule 3: the array form with `full` and `code`/`name`, or whenever `material`/`ngroup` is given.
+  fullWhen: (ctx) =>
+    (ctx.options.full === true && (ctx.values.has('code') || ctx.values.has('name'))) || ctx.values.has('material') || ctx.values.has('ngroup'),
+  // A failed read keeps the specification with its summary string (as demands do) and an `errors` entry.
+  full: async (ctx, row) => {
+    const short = shortOf(row)
+    const what = `Спецификация номенклатуры ${text(short.Код)} ${text(short.Наименование)}`
+    const part = await tryPart(() => readMaterials(ctx.sql, String(row.ref), joinedRows(ctx.sql.dialect, ctx)), what, 'Материалы')
+    if (part.rows === undefined) return { value: short, issue: part.issue }
+    return { value: { ...short, ...materialsForm(part.rows) } }
+  },
+}

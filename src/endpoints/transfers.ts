@@ -1,0 +1,88 @@
+// GET /main/hs/transfers/get — spec § Goods transfer (transfers), § GET /main/hs/transfers/get.
+// Every stored transfer is listed (the spec names no posted or deletion-mark filter).
+// Sort: date ascending, then number (the spec gives only the date; the number orders
+// documents of the same moment the way their numbering does).
+import { rowsSummary } from '../format/plural.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import { messages } from '../pipeline/messages.js'
+import { YES } from './define.js'
+import type { ListEndpoint } from './define.js'
+import { documentLabel, partQuery, readPart, shortOf, text, tryPart } from './shared/tabular.js'
+
+const GOODS = partQuery('doc_transfers_goods', true)
+
+export const transfers: ListEndpoint = {
+  kind: 'list',
+  service: 'transfers',
+  operationId: 'GetTransfers',
+  readModel: {
+    table: 'api_transfers',
+    source: 'doc_transfers',
+    columns: [
+      { name: 'doc_date', type: 'text' },
+      { name: 'number', type: 'text' },
+      { name: 'number_f', type: 'text' },
+      { name: 'responsible_f', type: 'text' },
+      { name: 'sender_f', type: 'text' },
+      { name: 'receiver_f', type: 'text' },
+    ],
+    indexes: [['doc_date', 'number', 'ref']],
+    select:
+      's.ref, s.number, s.date, s.comment, snd.presentation AS sender, rcv.presentation AS receiver, rsp.presentation AS responsible, ' +
+      '(SELECT COUNT(*) FROM doc_transfers_goods g WHERE g.owner = s.ref) AS goods ' +
+      'FROM doc_transfers s LEFT JOIN objects snd ON snd.ref = s.sender LEFT JOIN objects rcv ON rcv.ref = s.receiver ' +
+      'LEFT JOIN objects rsp ON rsp.ref = s.responsible',
+    build: (r) => {
+      const [sender, receiver, responsible] = [text(r.sender), text(r.receiver), text(r.responsible)]
+      return {
+        values: {
+          doc_date: text(r.date),
+          number: text(r.number),
+          number_f: fold(text(r.number)),
+          responsible_f: fold(responsible),
+          sender_f: fold(sender),
+          receiver_f: fold(receiver),
+        },
+        short: {
+          Номер: text(r.number),
+          Дата: dmy(text(r.date)),
+          СкладОтправитель: sender,
+          СкладПолучатель: receiver,
+          Ответственный: responsible,
+          Комментарий: text(r.comment),
+          Материалы: rowsSummary(Number(r.goods)),
+        },
+      }
+    },
+  },
+  period: { column: 'doc_date', pairing: 'both', date: true },
+  params: [
+    { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+    { name: 'responsible', stage: 'database', match: 'contains', column: 'responsible_f' },
+    { name: 'sender', stage: 'database', match: 'contains', column: 'sender_f' },
+    { name: 'receiver', stage: 'database', match: 'contains', column: 'receiver_f' },
+    { name: 'full', stage: 'option', truthy: YES },
+  ],
+  // Rule 1: without `code` the option is dropped, so rows keep the summary string.
+  rules: [{ when: 'full', needsAnyOf: ['code'], message: messages.requires('full', ['code']), then: 'drop-option' }],
+  sort: [
+    { column: 'doc_date', dir: 'asc' },
+    { column: 'number', dir: 'asc' },
+  ],
+  fullColumns: ['number', 'doc_date'],
+  // Материалы is replaced by Товары in the same place; rule 2: a failed read keeps the
+  // document with an empty Товары and reports the failure in `errors`.
+  full: async (ctx, row) => {
+    const { Материалы: _summary, ...head } = shortOf(row)
+    const part = await tryPart(() => readPart(ctx.sql, GOODS, String(row.ref)), documentLabel('Перемещение товаров', row), 'Товары')
+    const goods = (part.rows ?? []).map((g) => ({
+      НомерСтроки: text(g.row_number),
+      Номенклатура: text(g.nomenclature),
+      ХарактеристикаНоменклатуры: text(g.characteristic),
+      ЕдиницаИзмерения: text(g.unit),
+      Количество: Number(g.quantity),
+    }))
+    return { value: { ...head, Товары: goods }, issue: part.issue }
+  },
+}
