@@ -14,6 +14,7 @@ export function failingPart(table: string, owner: string): (sql: SqlPort) => Sql
     },
     run: (text, params) => sql.run(text, params),
     runMany: (text, rows) => sql.runMany(text, rows),
+    insertRows: (table, columns, rows) => sql.insertRows(table, columns, rows),
     exec: (script) => sql.exec(script),
     transaction: (work) => sql.transaction(work),
     close: () => sql.close(),

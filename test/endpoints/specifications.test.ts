@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { openWritable } from '../../src/store/open.js'
 import { productionFixture } from '../fixtures/production.js'
-import { BACKENDS, importFixture, startApp } from '../support/app.js'
+import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
 import { FAILURE, failingPart } from './failing-sql.js'
@@ -221,8 +220,7 @@ for (const backend of BACKENDS) {
     let app: TestApp
     before(async () => {
       app = await startApp(productionFixture, { backend })
-      const writer = await openWritable(app.db)
-      const report = await importFixture(writer, [
+      const report = await app.importMore([
         {
           type: 'Справочник.Номенклатура',
           ref: uuid('n-pipe'),
@@ -237,7 +235,6 @@ for (const backend of BACKENDS) {
         { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-bracket'), Код: 'С-004', Наименование: 'Кронштейн', ПометкаУдаления: true },
         { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-truss'), Код: 'С-005', Наименование: 'Ферма', ЭтоГруппа: true },
       ])
-      await writer.close()
       assert.equal(report.ok, true)
     })
     after(() => app.close())

@@ -36,6 +36,8 @@ export interface TestApp {
   readonly users: UserSnapshot
   /** One write beside the running server (e.g. revoking a user). */
   write(sql: string, params?: readonly (string | number)[]): Promise<void>
+  /** Imports more objects beside the running server; read models are rebuilt as by `docgate import`. */
+  importMore(objects: readonly unknown[]): Promise<ImportReport>
   get(path: string, headers?: Record<string, string>): Promise<TestResponse>
   /** GET as READER. */
   api(path: string): Promise<TestResponse>
@@ -95,6 +97,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
     sql,
     users: snapshot,
     write: (text, params) => store.write(text, params),
+    importMore: (objects) => store.importMore(objects),
     get,
     api: (path) => get(path, basic(READER.name, READER.password)),
     async close() {

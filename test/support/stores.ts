@@ -12,6 +12,19 @@ import { openReadOnly, openWritable } from '../../src/store/open.js'
 import { PgStore } from '../../src/store/postgres.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
 import type { SqlPort, SqlValue } from '../../src/store/sql.js'
+import { importEntries } from '../../src/import/run.js'
+import type { ImportReport } from '../../src/import/run.js'
+
+const entries = (objects: readonly unknown[]) => objects.map((value, i) => ({ line: i + 1, value }))
+
+async function importInto(location: string, objects: readonly unknown[]): Promise<ImportReport> {
+  const w = await openWritable(location)
+  try {
+    return await importEntries(w, entries(objects))
+  } finally {
+    await w.close()
+  }
+}
 
 export type Backend = 'sqlite' | 'pglite' | 'postgres'
 
@@ -29,6 +42,8 @@ export interface TestStore {
   openReader(): Promise<SqlPort>
   /** One write beside the running server (e.g. a revoke). */
   write(sql: string, params?: readonly SqlValue[]): Promise<void>
+  /** An import beside the running server (one transaction, like `docgate import`). */
+  importMore(objects: readonly unknown[]): Promise<ImportReport>
   /** SQLite file path or PostgreSQL URL. */
   readonly location: string
   cleanup(): Promise<void>
@@ -52,6 +67,7 @@ export async function createTestStore(backend: Backend): Promise<TestStore> {
         await w.run(sql, params)
         await w.close()
       },
+      importMore: (objects) => importInto(location, objects),
       location,
       async cleanup() {
         rmSync(dir, { recursive: true, force: true })
@@ -73,6 +89,14 @@ export async function createTestStore(backend: Backend): Promise<TestStore> {
         await db.exec('BEGIN READ WRITE')
         await new PgStore(db).run(sql, params)
         await db.exec('COMMIT')
+      },
+      async importMore(objects) {
+        await db.exec('SET default_transaction_read_only = off')
+        try {
+          return await importEntries(new PgStore(db), entries(objects))
+        } finally {
+          await db.exec('SET default_transaction_read_only = on')
+        }
       },
       location: 'pglite://memory',
       async cleanup() {
@@ -96,6 +120,7 @@ export async function createTestStore(backend: Backend): Promise<TestStore> {
       await w.run(sql, params)
       await w.close()
     },
+    importMore: (objects) => importInto(location, objects),
     location,
     async cleanup() {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
