@@ -7,4 +7,7 @@ export const messages = {
   badBoolean: (param: string, value: string) => `Неверное значение параметра ${param}: "${value}"`,
   badNumber: (param: string, value: string) => `Неверное число в параметре ${param}: "${value}"`,
   document: (what: string, reason: string) => `${what}: ${reason}`,
+  /** data-format.md § Derived values: the repeated specification contributes 0. */
+  specificationCycle: (cycles: readonly string[]) =>
+    `цикл спецификаций (${cycles.join('; ')}): повторная спецификация не учтена в плановой себестоимости`,
 } as const
