@@ -21,4 +21,9 @@ export const TARGETS: readonly Target[] = [
   { name: 'morders full code (~100)', path: `/main/hs/morders/get?full=1&code=${q('ЗН-0001')}` },
   { name: 'demands code (~100)', path: `/main/hs/demands/get?code=${q('ТН-0001')}` },
   { name: 'demands full period (~100)', path: '/main/hs/demands/get?full=1&from=01.01.2025&to=31.08.2025' },
+  // ~100 documents each at demo scale 1: 300 per kind over the two years before 20.11.2026.
+  { name: 'payments (~100 rows, expense period)', path: '/main/hs/payments/get?from=01.04.2026&to=30.11.2026' },
+  { name: 'receipts (~100 rows, period)', path: '/main/hs/receipts/get?from=01.04.2026&to=30.11.2026' },
+  { name: 'orders (~100 rows, period)', path: '/main/hs/orders/get?from=01.04.2026&to=30.11.2026' },
+  { name: 'sorders (~100 rows, period)', path: '/main/hs/sorders/get?from=01.04.2026&to=30.11.2026' },
 ]

@@ -2,12 +2,16 @@
 import type { Endpoint, ReadModel } from './define.js'
 import { demands } from './demands.js'
 import { morders } from './morders.js'
+import { orders } from './orders.js'
+import { payments } from './payments.js'
+import { receipts } from './receipts.js'
 import { nomenclatureSearch } from './shared/nomenclature-search.js'
+import { sorders } from './sorders.js'
 import { specifications } from './specifications.js'
 import { transfers } from './transfers.js'
 import { warehouses } from './warehouses.js'
 
-export const ENDPOINTS: readonly Endpoint[] = [warehouses, specifications, transfers, morders, demands]
+export const ENDPOINTS: readonly Endpoint[] = [payments, receipts, orders, sorders, specifications, transfers, morders, demands, warehouses]
 
 export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => [e.service, e]))
 

@@ -15,4 +15,7 @@ export const messages = {
   badYear: (value: string) => `Неверный год в параметре year: "${value}" (ожидается ГГ или ГГГГ)`,
   badMonth: (value: string) => `Неверный месяц в параметре month: "${value}" (ожидается число от 1 до 12)`,
   tabularRead: (what: string, part: string, reason: string) => `${what}: не удалось прочитать табличную часть ${part}: ${reason}`,
+  /** data-format.md § Derived values: the repeated specification contributes 0. */
+  specificationCycle: (cycles: readonly string[]) =>
+    `цикл спецификаций (${cycles.join('; ')}): повторная спецификация не учтена в плановой себестоимости`,
 } as const

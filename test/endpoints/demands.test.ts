@@ -4,7 +4,7 @@ import { productionFixture } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { FAILURE, failingPart } from './failing-sql.js'
+import { PART_FAILURE, failingPart } from '../support/failing-sql.js'
 
 const D2 = { Номер: 'ТН-000002', Дата: '09.03.2026', Склад: 'Склад цеха №1', Ответственный: 'СИДОРОВ П.П.', Комментарий: '', Материалы: '2 позиции' }
 const D1 = { Номер: 'ТН-000001', Дата: '10.03.2026', Склад: 'Основной склад', Ответственный: 'Петрова А.С.', Комментарий: 'В цех', Материалы: '1 позиция' }
@@ -103,7 +103,7 @@ for (const backend of BACKENDS) {
       assert.equal(res.status, 200)
       assert.deepEqual(res.json, {
         data: [D2, D1_FULL, D3_FULL],
-        errors: [`Требование-накладная ТН-000002 от 09.03.2026: не удалось прочитать табличную часть Материалы: ${FAILURE}`],
+        errors: [`Требование-накладная ТН-000002 от 09.03.2026: не удалось прочитать табличную часть Материалы: ${PART_FAILURE}`],
       })
     })
   })

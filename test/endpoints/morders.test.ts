@@ -4,7 +4,7 @@ import { productionFixture } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { FAILURE, failingPart } from './failing-sql.js'
+import { PART_FAILURE, failingPart } from '../support/failing-sql.js'
 
 const M3 = { Номер: 'ЗН-000003', Дата: 'Не указана', Договор: 'Внутренний заказ цеха', Организация: '', Ответственный: '' }
 const M1 = { Номер: 'ЗН-000001', Дата: '10.02.2026', Договор: 'Договор № 15/2025', Организация: 'ООО "Вектор"', Ответственный: 'Иванов И.И.' }
@@ -113,7 +113,7 @@ for (const backend of BACKENDS) {
       assert.equal(res.status, 200)
       assert.deepEqual(res.json, {
         data: [M3_FULL, { ...M1_FULL, Материалы: [] }, M5_FULL, M2_FULL, M4_FULL],
-        errors: [`Заказ на производство ЗН-000001 от 10.02.2026: не удалось прочитать табличную часть Материалы: ${FAILURE}`],
+        errors: [`Заказ на производство ЗН-000001 от 10.02.2026: не удалось прочитать табличную часть Материалы: ${PART_FAILURE}`],
       })
     })
   })

@@ -4,7 +4,7 @@ import { productionFixture } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { FAILURE, failingPart } from './failing-sql.js'
+import { PART_FAILURE, failingPart } from '../support/failing-sql.js'
 
 const spec = (Код: string, Наименование: string, Материалы: string, extra: Record<string, unknown> = {}) => ({
   Код,
@@ -269,7 +269,7 @@ for (const backend of BACKENDS) {
       assert.equal(res.status, 200)
       assert.deepEqual(res.json, {
         data: [FRAME, withRows(TRESTLE, bolts(21), 2310)],
-        errors: [`Спецификация номенклатуры С-001 Рама сварная 2/1: не удалось прочитать табличную часть Материалы: ${FAILURE}`],
+        errors: [`Спецификация номенклатуры С-001 Рама сварная 2/1: не удалось прочитать табличную часть Материалы: ${PART_FAILURE}`],
       })
     })
   })

@@ -4,7 +4,7 @@ import { productionFixture } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { FAILURE, failingPart } from './failing-sql.js'
+import { PART_FAILURE, failingPart } from '../support/failing-sql.js'
 
 const T4 = { Номер: 'ПМ-000004', Дата: '', СкладОтправитель: '', СкладПолучатель: '', Ответственный: '', Комментарий: '', Материалы: '0 позиций' }
 const T2 = {
@@ -159,7 +159,7 @@ for (const backend of BACKENDS) {
       assert.equal(res.status, 200)
       assert.deepEqual(res.json, {
         data: [T4_FULL, T2_FULL, { ...T1_FULL, Товары: [] }, T3_FULL, T5_FULL],
-        errors: [`Перемещение товаров ПМ-000001 от 05.03.2026: не удалось прочитать табличную часть Товары: ${FAILURE}`],
+        errors: [`Перемещение товаров ПМ-000001 от 05.03.2026: не удалось прочитать табличную часть Товары: ${PART_FAILURE}`],
       })
     })
 

@@ -1,0 +1,115 @@
+// GET /main/hs/orders/get — spec § Customer order, § GET /main/hs/orders/get.
+// `customer` matches the counterparty's name or its tax id; `contract` takes `_slash_`;
+// with `full`, Товары carries the planned cost (shared/planned-cost.ts).
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import { messages } from '../pipeline/messages.js'
+import { YES } from './define.js'
+import type { ListEndpoint, RequestContext } from './define.js'
+import {
+  databaseParams,
+  documentColumns,
+  documentValues,
+  foldedColumns,
+  newestFirst,
+  newestFirstIndex,
+  period,
+  postFilter,
+  presentations,
+  shortForm,
+} from './shared/documents.js'
+import { orderGoods, storedSpecifications } from './shared/order-goods.js'
+import { PlannedCosts } from './shared/planned-cost.js'
+
+const refs = presentations('counterparty', 'organization', 'responsible', 'contract', 'warehouse')
+
+/** One calculator per request, so specifications shared by its orders are read once. */
+const calculators = new WeakMap<RequestContext, PlannedCosts>()
+function plannedCosts(ctx: RequestContext): PlannedCosts {
+  let calc = calculators.get(ctx)
+  if (!calc) {
+    calc = new PlannedCosts(storedSpecifications(ctx.sql))
+    calculators.set(ctx, calc)
+  }
+  return calc
+}
+
+export const orders: ListEndpoint = {
+  kind: 'list',
+  service: 'orders',
+  operationId: 'GetOrders',
+  readModel: {
+    table: 'api_orders',
+    source: 'doc_customer_orders',
+    columns: [
+      ...documentColumns('date'),
+      ...foldedColumns('contract_f', 'counterparty_f', 'inn_f', 'organization_f', 'warehouse_f', 'responsible_f', 'comment_f'),
+    ],
+    indexes: [newestFirstIndex('date')],
+    select:
+      's.ref, s.number, s.date, s.amount, s.posted, s.comment, s.use_planned_cost, s.total_planned_cost, s.payment_date, s.shipment_date, ' +
+      `${refs.select}, COALESCE(c.inn, '') AS inn FROM doc_customer_orders s ${refs.joins} LEFT JOIN cat_counterparties c ON c.ref = s.counterparty`,
+    build: (r) => ({
+      values: {
+        ...documentValues(r, 'date'),
+        contract_f: fold(String(r.contract)),
+        counterparty_f: fold(String(r.counterparty)),
+        inn_f: fold(String(r.inn)),
+        organization_f: fold(String(r.organization)),
+        warehouse_f: fold(String(r.warehouse)),
+        responsible_f: fold(String(r.responsible)),
+        comment_f: fold(String(r.comment)),
+      },
+      short: {
+        Номер: r.number,
+        Дата: dmy(String(r.date)),
+        Контрагент: r.counterparty,
+        ИНН: r.inn,
+        Организация: r.organization,
+        Ответственный: r.responsible,
+        Договор: r.contract,
+        ИспользоватьПлановуюСебестоимость: Number(r.use_planned_cost) === 1,
+        ИтогПлановаяСебестоимость: r.total_planned_cost,
+        Сумма: r.amount,
+        Склад: r.warehouse,
+        Проведен: Number(r.posted) === 1,
+        Комментарий: r.comment,
+        ДатаОплаты: dmy(String(r.payment_date)),
+        ДатаОтгрузки: dmy(String(r.shipment_date)),
+      },
+    }),
+  },
+  period: period('date'),
+  params: [
+    ...databaseParams,
+    { ...postFilter('contract', 'contract_f'), slash: true },
+    {
+      name: 'customer',
+      stage: 'post-filter',
+      match: 'custom',
+      columns: ['counterparty_f', 'inn_f'],
+      test: (value, row) => {
+        const needle = fold(value)
+        return String(row.counterparty_f).includes(needle) || String(row.inn_f).includes(needle)
+      },
+    },
+    postFilter('inn', 'inn_f'),
+    postFilter('org', 'organization_f'),
+    postFilter('warehouse', 'warehouse_f'),
+    postFilter('responsible', 'responsible_f'),
+    postFilter('comment', 'comment_f'),
+    { name: 'full', stage: 'option', truthy: YES },
+  ],
+  sort: newestFirst('date'),
+  full: async (ctx, row) => {
+    const ref = String(row.ref)
+    const calc = plannedCosts(ctx)
+    const cycles: string[][] = []
+    const goods: Record<string, unknown>[] = []
+    for (const g of await orderGoods(ctx.sql, 'doc_customer_orders_goods', ref)) goods.push(g.print(await calc.row(g, cycles)))
+    const value = { ...shortForm(row), Товары: goods }
+    if (cycles.length === 0) return { value }
+    // The document stays in `data` with the cycle counted as 0 (data-format.md § Derived values).
+    return { value, issue: messages.document(`orders: документ ${ref}`, messages.specificationCycle(cycles.map((c) => c.join(' → ')))) }
+  },
+}

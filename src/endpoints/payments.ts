@@ -1,0 +1,107 @@
+// GET /main/hs/payments/get — spec § Expense request (payments), § GET /main/hs/payments/get.
+// The period is the expense date (ДатаРасхода), not the document date; the counterparty
+// is printed only as the fallback of Получатель, and filtered by `contractor`.
+import { orLiteral, summary } from '../format/values.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import { YES } from './define.js'
+import type { ListEndpoint } from './define.js'
+import {
+  attachmentCount,
+  databaseParams,
+  documentColumns,
+  documentValues,
+  foldedColumns,
+  newestFirst,
+  newestFirstIndex,
+  period,
+  postFilter,
+  presentations,
+  resolves,
+  shortForm,
+} from './shared/documents.js'
+import { attachmentFiles, referencedDocument, settlementDocuments } from './shared/linked.js'
+
+const refs = presentations('responsible', 'recipient', 'counterparty', 'organization', 'cash', 'status_changer')
+
+export const payments: ListEndpoint = {
+  kind: 'list',
+  service: 'payments',
+  operationId: 'GetPayments',
+  readModel: {
+    table: 'api_payments',
+    source: 'doc_expense_requests',
+    columns: [
+      ...documentColumns('expense_date'),
+      ...foldedColumns('responsible_f', 'recipient_f', 'counterparty_f', 'cash_f', 'comment_f', 'status_f'),
+    ],
+    indexes: [newestFirstIndex('expense_date')],
+    select:
+      `s.ref, s.number, s.date, s.expense_date, s.amount, s.posted, s.status, s.comment, s.status_date, ${refs.select}, ` +
+      `${resolves('basis', 'basis_found')}, ${attachmentCount}, ` +
+      '(SELECT COUNT(DISTINCT e.recorder) FROM reg_expense_payments e WHERE e.request = s.ref) AS settlements ' +
+      `FROM doc_expense_requests s ${refs.joins}`,
+    build: (r) => {
+      const responsible = orLiteral(r.responsible, 'Не указан')
+      // Получатель: the recipient, else the counterparty, else the literal (spec § payments).
+      const recipient = orLiteral(r.recipient || r.counterparty, 'Не указан')
+      const cash = orLiteral(r.cash, 'Не указана')
+      return {
+        values: {
+          ...documentValues(r, 'expense_date'),
+          responsible_f: fold(responsible),
+          recipient_f: fold(recipient),
+          counterparty_f: fold(String(r.counterparty)),
+          cash_f: fold(cash),
+          comment_f: fold(String(r.comment)),
+          status_f: fold(String(r.status)),
+        },
+        short: {
+          Номер: r.number,
+          ДатаДокумента: dmy(String(r.date)),
+          ДатаРасхода: dmy(String(r.expense_date)),
+          Ответственный: responsible,
+          Получатель: recipient,
+          Организация: r.organization,
+          Касса: cash,
+          СуммаДокумента: r.amount,
+          Статус: r.status,
+          Комментарий: r.comment,
+          Проведен: Number(r.posted) === 1,
+          КтоИзменилСтатус: r.status_changer,
+          ДатаСменыСтатуса: dmy(String(r.status_date)),
+          СвязанныеДокументы: {
+            ДокументОснование: summary(Number(r.basis_found)),
+            ДокументыРасчетовСКонтрагентом: summary(Number(r.settlements)),
+          },
+          Вложения: summary(Number(r.attachments)),
+        },
+      }
+    },
+  },
+  period: period('expense_date'),
+  params: [
+    ...databaseParams,
+    postFilter('responsible', 'responsible_f'),
+    postFilter('recipient', 'recipient_f'),
+    postFilter('contractor', 'counterparty_f'),
+    postFilter('cash', 'cash_f'),
+    postFilter('comment', 'comment_f'),
+    postFilter('status', 'status_f'),
+    { name: 'full', stage: 'option', truthy: YES },
+  ],
+  sort: newestFirst('expense_date'),
+  full: async ({ sql }, row) => {
+    const ref = String(row.ref)
+    const basis = await referencedDocument(sql, 'doc_expense_requests', 'basis', ref)
+    const settlements = await settlementDocuments(sql, ref)
+    const files = await attachmentFiles(sql, ref)
+    return {
+      value: {
+        ...shortForm(row),
+        СвязанныеДокументы: { ДокументОснование: basis, ДокументыРасчетовСКонтрагентом: settlements },
+        Вложения: files,
+      },
+    }
+  },
+}

@@ -1,0 +1,119 @@
+// GET /main/hs/receipts/get — spec § Goods-and-services receipt, § GET /main/hs/receipts/get.
+// Склад is the stored-order warehouse (СкладОрдер); Товары and Услуги only with `full`,
+// whose key is case-insensitive; `contactor` (sic) and `supplier` are aliases of `contractor`.
+import { orLiteral, summary } from '../format/values.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import type { SqlPort } from '../store/sql.js'
+import { YES } from './define.js'
+import type { ListEndpoint } from './define.js'
+import {
+  attachmentCount,
+  databaseParams,
+  documentColumns,
+  documentValues,
+  foldedColumns,
+  newestFirst,
+  newestFirstIndex,
+  period,
+  postFilter,
+  presentations,
+  resolves,
+  shortForm,
+} from './shared/documents.js'
+import { attachmentFiles, referencedDocument } from './shared/linked.js'
+
+const refs = presentations('counterparty', 'organization', 'warehouse', 'responsible')
+
+async function goods(sql: SqlPort, owner: string): Promise<Record<string, unknown>[]> {
+  const rows = await sql.all<Record<string, unknown>>(
+    "SELECT g.row_number, COALESCE(n.presentation, '') AS nomenclature, COALESCE(ch.presentation, '') AS characteristic, " +
+      "COALESCE(u.presentation, '') AS unit, g.quantity, g.price, g.amount, g.vat_rate, g.vat_amount FROM doc_receipts_goods g " +
+      'LEFT JOIN objects n ON n.ref = g.nomenclature LEFT JOIN objects ch ON ch.ref = g.characteristic LEFT JOIN objects u ON u.ref = g.unit ' +
+      'WHERE g.owner = ? ORDER BY g.line',
+    [owner],
+  )
+  return rows.map((r) => ({
+    НомерСтроки: r.row_number,
+    Номенклатура: r.nomenclature,
+    ХарактеристикаНоменклатуры: r.characteristic,
+    ЕдиницаИзмерения: r.unit,
+    Количество: r.quantity,
+    Цена: r.price,
+    Сумма: r.amount,
+    СтавкаНДС: r.vat_rate,
+    СуммаНДС: r.vat_amount,
+  }))
+}
+
+async function services(sql: SqlPort, owner: string): Promise<Record<string, unknown>[]> {
+  const rows = await sql.all<Record<string, unknown>>(
+    "SELECT g.content, COALESCE(n.presentation, '') AS nomenclature FROM doc_receipts_services g " +
+      'LEFT JOIN objects n ON n.ref = g.nomenclature WHERE g.owner = ? ORDER BY g.line',
+    [owner],
+  )
+  return rows.map((r) => ({ Содержание: r.content, Номенклатура: r.nomenclature }))
+}
+
+export const receipts: ListEndpoint = {
+  kind: 'list',
+  service: 'receipts',
+  operationId: 'GetReceipts',
+  readModel: {
+    table: 'api_receipts',
+    source: 'doc_receipts',
+    columns: [...documentColumns('date'), ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f')],
+    indexes: [newestFirstIndex('date')],
+    select:
+      `s.ref, s.number, s.date, s.amount, s.posted, s.comment, ${refs.select}, ${resolves('deal', 'deal_found')}, ${attachmentCount} ` +
+      `FROM doc_receipts s ${refs.joins}`,
+    build: (r) => {
+      const counterparty = orLiteral(r.counterparty, 'Не указан')
+      const organization = orLiteral(r.organization, 'Не указана')
+      const warehouse = orLiteral(r.warehouse, 'Не указан')
+      const responsible = orLiteral(r.responsible, 'Не указан')
+      const date = dmy(String(r.date))
+      return {
+        values: {
+          ...documentValues(r, 'date'),
+          counterparty_f: fold(counterparty),
+          organization_f: fold(organization),
+          warehouse_f: fold(warehouse),
+          responsible_f: fold(responsible),
+        },
+        short: {
+          Номер: r.number,
+          ДатаДокумента: date,
+          Дата: date,
+          Контрагент: counterparty,
+          Организация: organization,
+          Склад: warehouse,
+          Ответственный: responsible,
+          СуммаДокумента: r.amount,
+          Комментарий: r.comment,
+          Проведен: Number(r.posted) === 1,
+          Сделка: summary(Number(r.deal_found)),
+          Вложения: summary(Number(r.attachments)),
+        },
+      }
+    },
+  },
+  period: period('date'),
+  params: [
+    ...databaseParams,
+    postFilter('contractor', 'counterparty_f', ['contactor', 'supplier']),
+    postFilter('org', 'organization_f'),
+    postFilter('warehouse', 'warehouse_f'),
+    postFilter('responsible', 'responsible_f'),
+    { name: 'full', stage: 'option', truthy: YES, keyCaseInsensitive: true },
+  ],
+  sort: newestFirst('date'),
+  full: async ({ sql }, row) => {
+    const ref = String(row.ref)
+    const deal = await referencedDocument(sql, 'doc_receipts', 'deal', ref)
+    const files = await attachmentFiles(sql, ref)
+    const goodsRows = await goods(sql, ref)
+    const serviceRows = await services(sql, ref)
+    return { value: { ...shortForm(row), Сделка: deal, Вложения: files, Товары: goodsRows, Услуги: serviceRows } }
+  },
+}

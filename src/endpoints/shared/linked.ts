@@ -1,0 +1,84 @@
+// Full forms of what a document links to: referenced documents ({Тип, Номер, Дата,
+// НомерДата}, data-format.md § Derived values) and attachments (Вложения).
+import { documentKind, numberDate } from '../../format/values.js'
+import { dmy } from '../../pipeline/dates.js'
+import { Base64Blob } from '../../pipeline/json-stream.js'
+import type { SqlPort } from '../../store/sql.js'
+
+export interface LinkedDocument {
+  readonly Тип: string
+  readonly Номер: string
+  readonly Дата: string
+  readonly НомерДата: string
+}
+
+/** An empty or dangling reference: every field an empty string (its summary is {Есть: false}). */
+export const NO_DOCUMENT: LinkedDocument = { Тип: '', Номер: '', Дата: '', НомерДата: '' }
+
+function linked(type: string, number: string | null, date: string | null): LinkedDocument {
+  // A payment document that is not stored still has its type (it is the register's key);
+  // number and date are then unknown, and so is «N от D».
+  if (number === null || date === null) return { ...NO_DOCUMENT, Тип: documentKind(type) }
+  return { Тип: documentKind(type), Номер: number, Дата: dmy(date), НомерДата: numberDate(number, date) }
+}
+
+/** The document a composite reference column (`basis`, `deal`) of `table` row `ref` names. */
+export async function referencedDocument(sql: SqlPort, table: string, column: string, ref: string): Promise<LinkedDocument> {
+  const rows = await sql.all<{ type: string; number: string; date: string }>(
+    `SELECT s.${column}_type AS type, o.presentation AS number, o.date FROM ${table} s JOIN objects o ON o.ref = s.${column} WHERE s.ref = ?`,
+    [ref],
+  )
+  const r = rows[0]
+  return r ? linked(r.type, r.number, r.date) : NO_DOCUMENT
+}
+
+/**
+ * ДокументыРасчетовСКонтрагентом: the payment documents (recorders) of the
+ * ЗаявкиНаРасходованиеСредств records that point to the request, oldest first.
+ */
+export async function settlementDocuments(sql: SqlPort, request: string): Promise<LinkedDocument[]> {
+  // COALESCE: engines disagree on where NULLs sort; a recorder that is not stored sorts first.
+  const rows = await sql.all<{ type: string; found: string | null; number: string; date: string }>(
+    "SELECT DISTINCT r.recorder, r.recorder_type AS type, o.ref AS found, COALESCE(o.presentation, '') AS number, COALESCE(o.date, '') AS date " +
+      'FROM reg_expense_payments r LEFT JOIN objects o ON o.ref = r.recorder WHERE r.request = ? ORDER BY date, number, recorder',
+    [request],
+  )
+  return rows.map((r) => (r.found === null ? linked(r.type, null, null) : linked(r.type, r.number, r.date)))
+}
+
+interface AttachmentRow {
+  readonly ref: string
+  readonly file_name: string
+  readonly size: number | null
+}
+
+/** Attachments of a document, the same ones attachmentCount counts, by file name. */
+function attachments(sql: SqlPort, owner: string): Promise<AttachmentRow[]> {
+  return sql.all<AttachmentRow>(
+    'SELECT ref, file_name, length(data) AS size FROM cat_attachments WHERE object = ? AND deletion_mark = 0 ORDER BY file_name, ref',
+    [owner],
+  )
+}
+
+/** The content of one attachment, read in slices when it is serialized (never as one string). */
+function content(sql: SqlPort, ref: string, size: number): Base64Blob {
+  const text = `SELECT ${sql.dialect.blobSlice('data')} AS chunk FROM cat_attachments WHERE ref = ?`
+  return new Base64Blob(size, async (offset, length) => {
+    const rows = await sql.all<{ chunk: Buffer | null }>(text, [offset + 1, length, ref])
+    const chunk = rows[0]?.chunk
+    // The file may have been replaced by an import since its size was read: better a broken
+    // response than a silently corrupt file.
+    if (!chunk || chunk.length !== length) throw new Error(`attachment ${ref} changed while it was being read`)
+    return chunk
+  })
+}
+
+/** Вложения with `full=true` (payments, receipts): `[{ ИмяФайла, Данные (Base64) }]`. */
+export async function attachmentFiles(sql: SqlPort, owner: string): Promise<{ ИмяФайла: string; Данные: Base64Blob }[]> {
+  return (await attachments(sql, owner)).map((a) => ({ ИмяФайла: a.file_name, Данные: content(sql, a.ref, Number(a.size ?? 0)) }))
+}
+
+/** Вложения with `full=true` (sorders): `[{ ЕстьВложение, ИмяФайла, ИдентификаторХранилища }]`. */
+export async function attachmentList(sql: SqlPort, owner: string): Promise<{ ЕстьВложение: true; ИмяФайла: string; ИдентификаторХранилища: string }[]> {
+  return (await attachments(sql, owner)).map((a) => ({ ЕстьВложение: true, ИмяФайла: a.file_name, ИдентификаторХранилища: a.ref }))
+}

@@ -1,0 +1,84 @@
+// GET /main/hs/sorders/get — spec § Supplier order, § GET /main/hs/sorders/get.
+// `supplier` is the filter's primary name (`contractor`, `contactor` are aliases);
+// `full` also takes the value `full`; СвязанныеДокументы is always the placeholder;
+// the rows' planned cost is printed as stored. No contract or tax-id filters.
+import { summary } from '../format/values.js'
+import { dmy } from '../pipeline/dates.js'
+import { fold } from '../pipeline/fold.js'
+import { YES } from './define.js'
+import type { ListEndpoint } from './define.js'
+import {
+  attachmentCount,
+  databaseParams,
+  documentColumns,
+  documentValues,
+  foldedColumns,
+  newestFirst,
+  newestFirstIndex,
+  period,
+  postFilter,
+  presentations,
+  shortForm,
+} from './shared/documents.js'
+import { attachmentList } from './shared/linked.js'
+import { orderGoods } from './shared/order-goods.js'
+
+const refs = presentations('counterparty', 'organization', 'responsible', 'warehouse')
+
+export const sorders: ListEndpoint = {
+  kind: 'list',
+  service: 'sorders',
+  operationId: 'GetSOrders',
+  readModel: {
+    table: 'api_sorders',
+    source: 'doc_supplier_orders',
+    columns: [...documentColumns('date'), ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f', 'comment_f')],
+    indexes: [newestFirstIndex('date')],
+    select:
+      `s.ref, s.number, s.date, s.amount, s.posted, s.comment, s.payment_date, s.receipt_date, ${refs.select}, ${attachmentCount} ` +
+      `FROM doc_supplier_orders s ${refs.joins}`,
+    build: (r) => ({
+      values: {
+        ...documentValues(r, 'date'),
+        counterparty_f: fold(String(r.counterparty)),
+        organization_f: fold(String(r.organization)),
+        warehouse_f: fold(String(r.warehouse)),
+        responsible_f: fold(String(r.responsible)),
+        comment_f: fold(String(r.comment)),
+      },
+      short: {
+        Номер: r.number,
+        Дата: dmy(String(r.date)),
+        Контрагент: r.counterparty,
+        Организация: r.organization,
+        Ответственный: r.responsible,
+        СуммаДокумента: r.amount,
+        Склад: r.warehouse,
+        Проведен: Number(r.posted) === 1,
+        Комментарий: r.comment,
+        ДатаОплаты: dmy(String(r.payment_date)),
+        ДатаПоступления: dmy(String(r.receipt_date)),
+        // Always this placeholder (spec § Supplier order).
+        СвязанныеДокументы: { Поступления: summary(0), ЗакрытияЗаказов: summary(0), ЗаявкаНаРасходованиеСредств: summary(0) },
+        Вложения: summary(Number(r.attachments)),
+      },
+    }),
+  },
+  period: period('date'),
+  params: [
+    ...databaseParams,
+    postFilter('supplier', 'counterparty_f', ['contractor', 'contactor']),
+    postFilter('org', 'organization_f'),
+    postFilter('warehouse', 'warehouse_f'),
+    postFilter('responsible', 'responsible_f'),
+    postFilter('comment', 'comment_f'),
+    { name: 'full', stage: 'option', truthy: [...YES, 'full'] },
+  ],
+  sort: newestFirst('date'),
+  full: async ({ sql }, row) => {
+    const ref = String(row.ref)
+    const files = await attachmentList(sql, ref)
+    const goods = (await orderGoods(sql, 'doc_supplier_orders_goods', ref)).map((g) => g.print(g.plannedCost))
+    return { value: { ...shortForm(row), Вложения: files, Товары: goods } }
+  },
+}
