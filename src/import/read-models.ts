@@ -1,33 +1,57 @@
 // Rebuilds read-model rows for every object whose printed form may have changed: the
 // changed objects themselves and every object that references one of them.
 import { ALL_TABLE_TYPES } from '../model/objects.js'
+import { allowsType } from '../model/define.js'
 import type { ReadModel } from '../endpoints/define.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 const BATCH = 2000
-/** Past this many changed references, rebuilding everything is cheaper than tracing them. */
+/** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
 const FULL_REBUILD = 20_000
 
-function refColumns(source: string): string[] {
-  const decl = ALL_TABLE_TYPES.find((t) => t.table === source)
-  if (!decl) return []
-  const cols = decl.attrs.filter((a) => a.kind === 'ref' || a.kind === 'composite').map((a) => a.col)
-  return decl.hierarchical ? [...cols, 'parent'] : cols
+/** What an import changed: references, and the types of the objects behind them. */
+export interface Touched {
+  readonly refs: ReadonlySet<string>
+  readonly types: ReadonlySet<string>
 }
 
-export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: ReadonlySet<string> | 'all'): Promise<number> {
+/**
+ * Columns of the model's source that may hold a changed reference: `ref` always (the
+ * object itself, and owners of changed attachments or payment records arrive as refs),
+ * plus each reference attribute whose target type was touched.
+ */
+function columnsToTrace(source: string, types: ReadonlySet<string>): string[] {
+  const decl = ALL_TABLE_TYPES.find((t) => t.table === source)
+  if (!decl) return ['ref']
+  const cols = ['ref']
+  for (const a of decl.attrs) {
+    const targets = a.kind === 'ref' ? [a.target] : a.kind === 'composite' ? a.targets : []
+    if ([...types].some((t) => allowsType(targets, t))) cols.push(a.col)
+  }
+  if (decl.hierarchical && types.has(decl.type)) cols.push('parent')
+  return cols
+}
+
+const ownType = (source: string): string | undefined => ALL_TABLE_TYPES.find((t) => t.table === source)?.type
+
+export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: Touched | 'all'): Promise<number> {
   await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _touched (ref TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS _affected (ref TEXT PRIMARY KEY);')
-  await sql.run('DELETE FROM _touched')
-  const everything = touched === 'all' || touched.size > FULL_REBUILD
-  if (!everything) await sql.insertRows('_touched', ['ref'], [...touched].map((r) => [r]))
+  let traced = false
   let built = 0
   for (const model of models) {
     await sql.run('DELETE FROM _affected')
-    if (everything) {
+    const type = ownType(model.source)
+    const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
+    if (whole) {
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
-      const branches = ['ref', ...refColumns(model.source)].map(
+      if (!traced) {
+        await sql.run('DELETE FROM _touched')
+        await sql.insertRows('_touched', ['ref'], [...touched.refs].map((r) => [r]))
+        traced = true
+      }
+      const branches = columnsToTrace(model.source, touched.types).map(
         (c) => `SELECT ref FROM ${model.source} WHERE ${c} IN (SELECT ref FROM _touched)`,
       )
       await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)

@@ -55,7 +55,7 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
         counts[label] = (counts[label] ?? 0) + 1
       }
       if (invalid.length > 0) throw new Rejected()
-      await rebuildReadModels(sql, READ_MODELS, writer.touched)
+      await rebuildReadModels(sql, READ_MODELS, { refs: writer.touched, types: writer.touchedTypes })
       const dangling = await danglingRefs(sql, writer.refsSeen)
       if (dangling.length > 0) {
         warnings.push(

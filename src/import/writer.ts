@@ -8,6 +8,8 @@ const placeholders = (n: number): string => Array.from({ length: n }, () => '?')
 
 export class Writer {
   readonly touched = new Set<string>()
+  /** Types of the objects stored or removed, so only the read models that can see them are traced. */
+  readonly touchedTypes = new Set<string>()
   readonly refsSeen = new Set<string>()
   #sql: SqlPort
   #upserts = new Map<string, string>()
@@ -20,6 +22,8 @@ export class Writer {
     if (op.op === 'records') return this.#records(op)
     const stored = await this.#sql.all<{ type: string }>('SELECT type FROM objects WHERE ref = ?', [op.ref])
     const oldType = stored[0]?.type
+    if (oldType !== undefined) this.touchedTypes.add(oldType)
+    this.touchedTypes.add(op.type)
     if (op.op === 'delete') {
       if (oldType !== undefined) await this.#remove(op.ref, oldType)
       this.touched.add(op.ref)
@@ -52,7 +56,6 @@ export class Writer {
       await this.#sql.insertRows(table, op.columns, op.rows)
       for (const row of op.rows) this.#touchOwnerValues(table, op.columns, row)
     }
-    this.touched.add(op.recorder)
     for (const r of op.refs) this.refsSeen.add(r)
   }
 

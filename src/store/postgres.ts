@@ -12,6 +12,7 @@ export const postgresDialect: Dialect = {
   name: 'postgres',
   // "C" collation compares code points, as SQLite does, so both engines sort alike.
   types: { text: 'TEXT COLLATE "C"', real: 'DOUBLE PRECISION', int: 'BIGINT', blob: 'BYTEA' },
+  clusteredTable: '',
   contains: (column) => `strpos(${column}, ?) > 0`,
   blobSlice: (column) => `substr(${column}, ?, ?)`,
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,

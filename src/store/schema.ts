@@ -14,6 +14,8 @@ export interface ColumnDef {
 
 export interface TableDef {
   readonly name: string
+  /** Stored in primary-key order (SQLite WITHOUT ROWID): one B-tree to write instead of two. */
+  readonly clustered?: boolean
   readonly columns: readonly ColumnDef[]
   readonly primaryKey: readonly string[]
   readonly indexes?: readonly (readonly string[])[]
@@ -59,6 +61,7 @@ export function modelTables(): TableDef[] {
       name: 'objects',
       columns: [text('ref'), text('type'), text('presentation'), text('date')],
       primaryKey: ['ref'],
+      clustered: true,
     },
   ]
   for (const decl of ALL_TABLE_TYPES) {
@@ -73,6 +76,7 @@ export function modelTables(): TableDef[] {
         name: part.table,
         columns: [text('owner'), int('line'), text('row_number'), ...part.attrs.flatMap(attrColumns)],
         primaryKey: ['owner', 'line'],
+        clustered: true,
       })
     }
   }
@@ -104,8 +108,9 @@ const defaults: Record<ColumnDef['type'], string> = {
 
 export function tableDdl(table: TableDef, dialect: Dialect): string {
   const cols = table.columns.map((c) => `  ${c.name} ${dialect.types[c.type]} ${defaults[c.type]}`.trimEnd())
+  const suffix = table.clustered ? dialect.clusteredTable : ''
   const lines = [
-    `CREATE TABLE IF NOT EXISTS ${table.name} (\n${cols.join(',\n')},\n  PRIMARY KEY (${table.primaryKey.join(', ')})\n);`,
+    `CREATE TABLE IF NOT EXISTS ${table.name} (\n${cols.join(',\n')},\n  PRIMARY KEY (${table.primaryKey.join(', ')})\n)${suffix};`,
   ]
   for (const idx of table.indexes ?? []) {
     lines.push(`CREATE INDEX IF NOT EXISTS ${table.name}__${idx.join('_')} ON ${table.name} (${idx.join(', ')});`)

@@ -7,6 +7,8 @@ export type Row = Record<string, unknown>
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres'
   readonly types: { readonly text: string; readonly real: string; readonly int: string; readonly blob: string }
+  /** Table-definition suffix that stores rows in primary-key order ('' where that is the default or absent). */
+  readonly clusteredTable: string
   /** SQL that is true when `column` (already folded) contains the folded parameter. */
   contains(column: string): string
   /** A byte range of a blob column, 1-based: Base64 is streamed in chunks, never whole. */

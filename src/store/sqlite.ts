@@ -7,6 +7,7 @@ import type { Dialect, Row, SqlPort, SqlValue } from './sql.js'
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   types: { text: 'TEXT', real: 'REAL', int: 'INTEGER', blob: 'BLOB' },
+  clusteredTable: ' WITHOUT ROWID',
   contains: (column) => `instr(${column}, ?) > 0`,
   blobSlice: (column) => `substr(${column}, ?, ?)`,
   // The short forms are UTF-8 JSON, so joining them as text and casting back keeps the bytes.
