@@ -7,4 +7,6 @@ export interface Target {
 export const TARGETS: readonly Target[] = [
   { name: 'health', path: '/main/hs/health' },
   { name: 'warehouses (all)', path: '/main/hs/warehouses/get' },
+  { name: 'materials (all, tree)', path: '/main/hs/materials/get' },
+  { name: 'cashflows (01.01.0001 – today, totals)', path: '/main/hs/cashflows/get?totals=true' },
 ]
