@@ -132,7 +132,8 @@ export interface ComputedEndpoint {
   readonly operationId: string
   readonly readModel?: ReadModel
   readonly params: readonly Param[]
-  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[]>
+  /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON). */
+  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer>
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint

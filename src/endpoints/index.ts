@@ -1,6 +1,8 @@
 // The registry: routing, read models and the import's rebuild step all read this list.
+import { cashflows } from './cashflows.js'
 import type { Endpoint, ReadModel } from './define.js'
 import { demands } from './demands.js'
+import { materials } from './materials.js'
 import { morders } from './morders.js'
 import { orders } from './orders.js'
 import { payments } from './payments.js'
@@ -11,7 +13,19 @@ import { specifications } from './specifications.js'
 import { transfers } from './transfers.js'
 import { warehouses } from './warehouses.js'
 
-export const ENDPOINTS: readonly Endpoint[] = [payments, receipts, orders, sorders, specifications, transfers, morders, demands, warehouses]
+export const ENDPOINTS: readonly Endpoint[] = [
+  payments,
+  receipts,
+  orders,
+  sorders,
+  specifications,
+  transfers,
+  morders,
+  demands,
+  cashflows,
+  materials,
+  warehouses,
+]
 
 export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => [e.service, e]))
 

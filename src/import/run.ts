@@ -2,6 +2,7 @@
 // if any is invalid, every invalid line is reported and nothing is written.
 import { READ_MODELS } from '../endpoints/index.js'
 import type { SqlPort } from '../store/sql.js'
+import { DerivedChanges } from './derived.js'
 import type { Entry } from './read.js'
 import { rebuildReadModels } from './read-models.js'
 import { validate } from './validate.js'
@@ -34,6 +35,7 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
   try {
     await sql.transaction(async () => {
       const writer = new Writer(sql)
+      const derived = new DerivedChanges(sql)
       for await (const entry of entries) {
         if ('error' in entry) {
           invalid.push({ line: entry.line, type: '', ref: '', reason: entry.error })
@@ -50,12 +52,15 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
         }
         // After the first invalid line nothing will be committed; keep validating only.
         if (invalid.length > 0) continue
+        await derived.before(v.operation)
         await writer.apply(v.operation)
+        derived.after(v.operation)
         const label = v.operation.op === 'delete' ? `${v.operation.type} (deleted)` : (entry.value as { type: string }).type
         counts[label] = (counts[label] ?? 0) + 1
       }
       if (invalid.length > 0) throw new Rejected()
       await rebuildReadModels(sql, READ_MODELS, { refs: writer.touched, types: writer.touchedTypes })
+      await derived.update()
       const dangling = await danglingRefs(sql, writer.refsSeen)
       if (dangling.length > 0) {
         warnings.push(

@@ -14,6 +14,7 @@ export type Body = Buffer | AsyncIterable<Buffer>
 const PAGE = 500
 const HEAD = Buffer.from('{"data":[')
 const COMMA = Buffer.from(',')
+const DATA_KEY = Buffer.from('{"data":')
 const errorsPart = (issues: readonly string[]) => Buffer.from(`],"errors":${JSON.stringify(issues)}}`)
 
 export interface RunOptions {
@@ -88,5 +89,6 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
 export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
+  if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
 }

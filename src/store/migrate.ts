@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto'
 import { READ_MODELS } from '../endpoints/index.js'
 import type { ReadModel } from '../endpoints/define.js'
+import { DERIVED_TABLES } from '../import/derived.js'
+import type { DerivedTable } from '../import/derived.js'
 import { rebuildReadModels } from '../import/read-models.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
@@ -48,4 +50,25 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
     stale.push(model)
   }
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
+  await migrateDerived(sql, DERIVED_TABLES)
+}
+
+const derivedSignature = (d: DerivedTable): string =>
+  createHash('sha256')
+    .update(JSON.stringify([d.tables, d.source, d.sourceIndexes ?? [], d.keyColumns, d.key.toString(), d.version]))
+    .digest('hex')
+
+/** Derived tables (import/derived.ts) follow their definition like read models do. */
+async function migrateDerived(sql: SqlPort, tables: readonly DerivedTable[]): Promise<void> {
+  for (const d of tables) {
+    const indexes = (d.sourceIndexes ?? []).map(
+      (cols) => `CREATE INDEX IF NOT EXISTS ${d.source}__${cols.join('_')} ON ${d.source} (${cols.join(', ')});`,
+    )
+    await sql.exec(indexes.join('\n'))
+    const sig = derivedSignature(d)
+    if ((await getMeta(sql, `derived:${d.name}`)) === sig) continue
+    await sql.exec(d.tables.map((t) => `DROP TABLE IF EXISTS ${t.name};\n${tableDdl(t, sql.dialect)}`).join('\n'))
+    await setMeta(sql, `derived:${d.name}`, sig)
+    await d.update(sql, 'all')
+  }
 }

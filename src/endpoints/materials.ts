@@ -1,0 +1,142 @@
+// GET /main/hs/materials/get — spec § Nomenclature tree node, § GET /main/hs/materials/get.
+// The read model holds every nomenclature object with its node JSON ready; a request
+// selects the matching elements in one query (sorted by name), then their parent groups
+// level by level (one batched query per hierarchy level), and writes the tree as bytes.
+// Decisions where the spec is silent: siblings are groups first (by name), then elements
+// (by name); a group marked for deletion still carries its unmarked elements (the mark
+// excludes elements, groups are only the path to them); an element or group whose
+// parent is not a stored group of this catalogue is a root.
+import { fold, sortKey } from '../pipeline/fold.js'
+import { planQuery } from '../pipeline/plan.js'
+import { compilePage } from '../store/select.js'
+import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { ComputedEndpoint, ListEndpoint, Param, ReadModel } from './define.js'
+import { treeJson } from './shared/tree.js'
+import type { TreeElement, TreeGroup } from './shared/tree.js'
+
+const readModel: ReadModel = {
+  table: 'api_materials',
+  source: 'cat_nomenclature',
+  columns: [
+    { name: 'role', type: 'text' },
+    { name: 'parent', type: 'text' },
+    { name: 'sort_name', type: 'text' },
+    { name: 'code_f', type: 'text' },
+    { name: 'name_f', type: 'text' },
+    { name: 'group_f', type: 'text' },
+    { name: 'kind_f', type: 'text' },
+    { name: 'ngroup_f', type: 'text' },
+    { name: 'article_f', type: 'text' },
+    { name: 'supplier_f', type: 'text' },
+    { name: 'is_service', type: 'int' },
+  ],
+  indexes: [['role', 'sort_name', 'ref']],
+  select:
+    "s.ref, s.code, s.name, s.is_group, s.deletion_mark, s.article, s.is_service, COALESCE(p.ref, '') AS parent, " +
+    "COALESCE(p.name, '') AS parent_name, COALESCE(u.presentation, '') AS unit, COALESCE(k.presentation, '') AS kind, " +
+    "COALESCE(g.presentation, '') AS ngroup, COALESCE(v.presentation, '') AS supplier FROM cat_nomenclature s " +
+    'LEFT JOIN cat_nomenclature p ON p.ref = s.parent AND p.is_group = 1 LEFT JOIN objects u ON u.ref = s.unit ' +
+    'LEFT JOIN objects k ON k.ref = s.kind LEFT JOIN objects g ON g.ref = s.ngroup LEFT JOIN objects v ON v.ref = s.main_supplier',
+  build: (r) => {
+    const group = r.is_group === 1
+    const text = (v: unknown) => String(v ?? '')
+    return {
+      values: {
+        role: group ? 'group' : r.deletion_mark === 1 ? 'deleted' : 'element',
+        parent: text(r.parent),
+        sort_name: sortKey(text(r.name)),
+        code_f: fold(text(r.code)),
+        name_f: fold(text(r.name)),
+        group_f: fold(text(r.parent_name)),
+        kind_f: fold(text(r.kind)),
+        ngroup_f: fold(text(r.ngroup)),
+        article_f: fold(text(r.article)),
+        supplier_f: fold(text(r.supplier)),
+        is_service: r.is_service === 1 ? 1 : 0,
+      },
+      short: group
+        ? { Код: text(r.code), Наименование: text(r.name), ЭтоГруппа: true }
+        : {
+            Код: text(r.code),
+            Наименование: text(r.name),
+            Артикул: text(r.article),
+            ЭтоГруппа: false,
+            Услуга: r.is_service === 1,
+            ЕдиницаИзмерения: text(r.unit),
+            ВидНоменклатуры: text(r.kind),
+            НоменклатурнаяГруппа: text(r.ngroup),
+            ОсновнойПоставщик: text(r.supplier),
+          },
+    }
+  },
+}
+
+const contains = (name: string, column: string): Param => ({ name, stage: 'database', match: 'contains', column })
+
+const params: readonly Param[] = [
+  contains('code', 'code_f'),
+  contains('name', 'name_f'),
+  // The immediate parent group's name only, not the whole hierarchy.
+  contains('group', 'group_f'),
+  contains('type', 'kind_f'),
+  contains('ngroup', 'ngroup_f'),
+  contains('article', 'article_f'),
+  contains('supplier', 'supplier_f'),
+  // True: `1`, `true`, `да`; any other given value means false (so `yes` is false here).
+  { name: 'service', stage: 'database', match: 'flag', column: 'is_service', truthy: ['1', 'true', 'да'] },
+]
+
+/** The element selection, as a list over the read model (its conditions and name sort). */
+const selection: ListEndpoint = {
+  kind: 'list',
+  service: 'materials',
+  operationId: 'GetMaterials',
+  readModel,
+  params,
+  sort: [{ column: 'sort_name', dir: 'asc' }],
+}
+
+const BATCH = 500
+const GROUPS_SQL = `SELECT ref, parent, sort_name, short FROM ${readModel.table} WHERE role = 'group' AND ref IN (${Array(BATCH).fill('?').join(', ')})`
+
+/** The groups on the parent chains of `parents`, one batched query per hierarchy level. */
+async function groupsAbove(sql: SqlPort, parents: Iterable<string>): Promise<TreeGroup[]> {
+  const found = new Map<string, TreeGroup>()
+  const seen = new Set<string>([''])
+  let level = [...new Set(parents)].filter((r) => !seen.has(r))
+  while (level.length > 0) {
+    level.forEach((r) => seen.add(r))
+    const next: string[] = []
+    for (let i = 0; i < level.length; i += BATCH) {
+      // A fixed number of placeholders (padded with NULL) keeps one prepared statement.
+      const chunk: SqlValue[] = level.slice(i, i + BATCH)
+      while (chunk.length < BATCH) chunk.push(null)
+      for (const g of await sql.all<Row>(GROUPS_SQL, chunk)) {
+        const group = { ref: String(g.ref), parent: String(g.parent), sortKey: String(g.sort_name), json: g.short as Buffer }
+        found.set(group.ref, group)
+        if (!seen.has(group.parent)) next.push(group.parent)
+      }
+    }
+    level = [...new Set(next)].filter((r) => !seen.has(r))
+  }
+  return [...found.values()]
+}
+
+export const materials: ComputedEndpoint = {
+  kind: 'computed',
+  service: 'materials',
+  operationId: 'GetMaterials',
+  readModel,
+  params,
+  async compute(ctx, issues) {
+    const req = { values: ctx.values, flags: ctx.flags, options: ctx.options, ranges: [], issues }
+    const { plan } = planQuery(selection, req, ctx.sql.dialect)
+    // One query: the whole result is held anyway, so pages would only add seeks.
+    const found = { ...plan, columns: ['parent', 'short'], where: [{ kind: 'equals', column: 'role', value: 'element' } as const, ...plan.where] }
+    const query = compilePage(found, ctx.sql.dialect, Number.MAX_SAFE_INTEGER)
+    const rows = await ctx.sql.all<{ parent: string; short: Buffer }>(query.sql, query.params)
+    const elements: TreeElement[] = rows.map((r) => ({ parent: r.parent, json: r.short }))
+    const groups = await groupsAbove(ctx.sql, elements.map((e) => e.parent))
+    return treeJson(groups, elements)
+  },
+}

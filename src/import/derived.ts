@@ -1,0 +1,79 @@
+// Derived tables: aggregates kept beside a register so that a request reads a few rows
+// instead of scanning the register (cashflows' balances over a 10M-movement register).
+// Each one names its source register, the source columns that locate the derived rows a
+// movement feeds, and an update step. The import collects the keys of every source row
+// that goes (a record set replaced or emptied) or comes, and calls the update after the
+// writes, inside the file's transaction; migrate.ts creates the tables and rebuilds one
+// whole when its definition changes.
+import { cashTurnovers } from '../endpoints/shared/cash-turnovers.js'
+import type { TableDef } from '../store/schema.js'
+import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { Operation } from './validate.js'
+
+export interface DerivedTable {
+  /** Its meta key (`derived:<name>`) holds the definition signature. */
+  readonly name: string
+  /** Bump when what the update computes changes: the tables are then rebuilt whole. */
+  readonly version: number
+  readonly tables: readonly TableDef[]
+  /** The register table (`reg_*`) it is derived from. */
+  readonly source: string
+  /** Indexes on the source that the update needs. */
+  readonly sourceIndexes?: readonly (readonly string[])[]
+  /** Source columns that locate the derived rows a source row feeds. */
+  readonly keyColumns: readonly string[]
+  /** The key of those derived rows, from a source row's keyColumns values (in that order). */
+  readonly key: (values: readonly SqlValue[]) => string
+  /** Rebuilds the derived rows of the given keys from the source; 'all': every row. */
+  readonly update: (sql: SqlPort, keys: ReadonlySet<string> | 'all') => Promise<void>
+}
+
+export const DERIVED_TABLES: readonly DerivedTable[] = [cashTurnovers]
+
+/** Past this many changed keys, one rebuild of everything is cheaper (and bounds memory). */
+const FULL_REBUILD = 200_000
+
+/** The changed keys of one import transaction, per derived table. */
+export class DerivedChanges {
+  readonly #sql: SqlPort
+  readonly #tables: readonly DerivedTable[]
+  readonly #keys = new Map<DerivedTable, Set<string> | 'all'>()
+
+  constructor(sql: SqlPort, tables: readonly DerivedTable[] = DERIVED_TABLES) {
+    this.#sql = sql
+    this.#tables = tables
+  }
+
+  /** Before a record set is written: the keys of the rows it replaces. */
+  async before(op: Operation): Promise<void> {
+    if (op.op !== 'records') return
+    for (const d of this.#tables) {
+      if (d.source !== op.decl.table || this.#keys.get(d) === 'all') continue
+      const rows = await this.#sql.all<Row>(`SELECT ${d.keyColumns.join(', ')} FROM ${d.source} WHERE recorder = ?`, [op.recorder])
+      for (const row of rows) this.#add(d, d.key(d.keyColumns.map((c) => row[c] as SqlValue)))
+    }
+  }
+
+  /** After a record set is written: the keys of its new rows. */
+  after(op: Operation): void {
+    if (op.op !== 'records') return
+    for (const d of this.#tables) {
+      if (d.source !== op.decl.table || this.#keys.get(d) === 'all') continue
+      const at = d.keyColumns.map((c) => op.columns.indexOf(c))
+      for (const row of op.rows) this.#add(d, d.key(at.map((i) => row[i] ?? null)))
+    }
+  }
+
+  async update(): Promise<void> {
+    for (const [d, keys] of this.#keys) await d.update(this.#sql, keys)
+    this.#keys.clear()
+  }
+
+  #add(d: DerivedTable, key: string): void {
+    let set = this.#keys.get(d)
+    if (set === 'all') return
+    if (!set) this.#keys.set(d, (set = new Set()))
+    set.add(key)
+    if (set.size > FULL_REBUILD) this.#keys.set(d, 'all')
+  }
+}
