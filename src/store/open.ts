@@ -47,7 +47,7 @@ export function servingPool(url: string, onError: (err: Error) => void = () => {
 export async function openReadOnly(db: string, onError?: (err: Error) => void): Promise<SqlPort> {
   if (isPostgresUrl(db)) {
     const pool = servingPool(db, onError)
-    return new PgStore(pool, { readonly: true, close: () => pool.end() })
+    return new PgStore(pool, { readonly: true, named: true, close: () => pool.end() })
   }
   return new SqliteStore(db, { readonly: true })
 }

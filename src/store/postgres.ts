@@ -1,9 +1,12 @@
 // PostgreSQL adapter. It depends only on a structural `query(sql, params) → { rows }`
 // port, which both `pg` (Pool or Client) and PGlite (in-process PostgreSQL) satisfy.
+import { createHash } from 'node:crypto'
 import type { Dialect, Row, SqlPort, SqlValue } from './sql.js'
 
+type Result = Promise<{ rows: Row[]; rowCount?: number | null; affectedRows?: number }>
+
 export interface PgQueryable {
-  query(sql: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount?: number | null; affectedRows?: number }>
+  query(sql: string, params?: unknown[]): Result
   /** Multi-statement scripts (PGlite); `pg` runs them through `query` without parameters. */
   exec?(sql: string): Promise<unknown>
 }
@@ -30,14 +33,27 @@ export function numberPlaceholders(sql: string): string {
   return out
 }
 
-const converted = new Map<string, string>()
-function pgText(sql: string): string {
-  let text = converted.get(sql)
-  if (text === undefined) {
-    text = numberPlaceholders(sql)
-    if (converted.size < 10_000) converted.set(sql, text)
+/** A statement in PostgreSQL form, with a stable name for server-side preparation. */
+interface Statement {
+  readonly text: string
+  readonly name: string
+}
+
+const converted = new Map<string, Statement>()
+function statement(sql: string): Statement {
+  let st = converted.get(sql)
+  if (st === undefined) {
+    const text = numberPlaceholders(sql)
+    st = { text, name: `dg_${createHash('sha1').update(text).digest('base64url').slice(0, 20)}` }
+    if (converted.size < 10_000) converted.set(sql, st)
   }
-  return text
+  return st
+}
+
+/** `pg` (Pool or Client): named statements are parsed and planned once per connection. */
+export interface PgNamedQueryable extends PgQueryable {
+  query(config: { name: string; text: string; values: unknown[] }): Result
+  query(sql: string, params?: unknown[]): Result
 }
 
 // PostgreSQL refuses a NUL in text; no stored text can contain one, so such a value
@@ -60,27 +76,34 @@ export class PgStore implements SqlPort {
   readonly dialect = postgresDialect
   readonly readonly: boolean
   #db: PgQueryable
+  #named: PgNamedQueryable | undefined
   #close: () => Promise<void>
 
-  constructor(db: PgQueryable, options: { readonly?: boolean; close?: () => Promise<void> } = {}) {
+  /** `named`: the queryable is `pg`, which prepares named statements (PGlite does not). */
+  constructor(db: PgQueryable, options: { readonly?: boolean; close?: () => Promise<void>; named?: boolean } = {}) {
     this.#db = db
+    this.#named = options.named ? (db as PgNamedQueryable) : undefined
     this.readonly = options.readonly ?? false
     this.#close = options.close ?? (async () => {})
   }
 
+  #query(sql: string, params: readonly SqlValue[]): Result {
+    const st = statement(sql)
+    const values = bind(params)
+    return this.#named ? this.#named.query({ name: st.name, text: st.text, values }) : this.#db.query(st.text, values)
+  }
+
   async all<T = Row>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    const result = await this.#db.query(pgText(sql), bind(params))
-    return decode(result.rows) as T[]
+    return decode((await this.#query(sql, params)).rows) as T[]
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-    const result = await this.#db.query(pgText(sql), bind(params))
+    const result = await this.#query(sql, params)
     return result.rowCount ?? result.affectedRows ?? 0
   }
 
   async runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void> {
-    const text = pgText(sql)
-    for (const row of rows) await this.#db.query(text, bind(row))
+    for (const row of rows) await this.#query(sql, row)
   }
 
   async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
