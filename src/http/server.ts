@@ -27,6 +27,12 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 const TEXT_TYPE = 'text/plain; charset=utf-8'
 const REALM = 'Basic realm="docgate", charset="UTF-8"'
 export const TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_000, socket: 120_000 } as const
+const PREFLIGHT = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET',
+  'access-control-allow-headers': 'Authorization',
+  'access-control-max-age': '600',
+}
 const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступен' }))
 
 /** Error text for a 500: the message only (never a stack or a path), bounded in length. */
@@ -105,6 +111,13 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     }
     reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
     return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }))
+  })
+
+  // CORS preflight (decision D4): a browser front end sends Authorization, which a simple
+  // request cannot carry, so it asks first. Health sets no CORS header (spec), so it has none.
+  app.options<{ Params: { service: string } }>('/main/hs/:service/get', async (req, reply) => {
+    if (!endpointByService.has(req.params.service)) return reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}')
+    return reply.code(204).headers(PREFLIGHT).send()
   })
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}'))

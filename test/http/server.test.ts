@@ -69,6 +69,25 @@ for (const backend of BACKENDS) describe(`${backend}: HTTP: authentication, head
     assert.equal(res.body, '{"Статус":"API доступен"}')
   })
 
+  it('answers a CORS preflight for data endpoints, never for health', async () => {
+    const headers = { origin: 'https://bi.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' }
+    const pre = await app.request('OPTIONS', '/main/hs/payments/get', headers)
+    assert.equal(pre.status, 204)
+    assert.equal(pre.headers['access-control-allow-origin'], '*')
+    assert.equal(pre.headers['access-control-allow-methods'], 'GET')
+    assert.equal(pre.headers['access-control-allow-headers'], 'Authorization')
+    assert.equal(pre.headers['access-control-allow-credentials'], undefined)
+    assert.equal((await app.request('OPTIONS', '/main/hs/health', headers)).status, 404)
+    assert.equal((await app.request('OPTIONS', '/main/hs/nothing/get', headers)).status, 404)
+  })
+
+  it('write methods are 404 on every route', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      const res = await app.request(method, '/main/hs/payments/get', basic(READER.name, READER.password))
+      assert.equal(res.status, 404, method)
+    }
+  })
+
   it('unknown services and paths are 404 without business data', async () => {
     for (const path of ['/main/hs/nothing/get', '/main/hs/__proto__/get', '/main/hs/constructor/get', '/main/hs/warehouses/get/x', '/metrics']) {
       const res = await app.api(path)

@@ -39,6 +39,7 @@ export interface TestApp {
   /** Imports more objects beside the running server; read models are rebuilt as by `docgate import`. */
   importMore(objects: readonly unknown[]): Promise<ImportReport>
   get(path: string, headers?: Record<string, string>): Promise<TestResponse>
+  request(method: 'GET' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD', path: string, headers?: Record<string, string>): Promise<TestResponse>
   /** GET as READER. */
   api(path: string): Promise<TestResponse>
   close(): Promise<void>
@@ -82,8 +83,8 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   const served = opts.wrapSql ? opts.wrapSql(sql) : sql
   const app = buildServer({ sql: served, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false, now: opts.now })
   await app.ready()
-  const get = async (path: string, headers: Record<string, string> = {}): Promise<TestResponse> => {
-    const res = await app.inject({ method: 'GET', url: path, headers })
+  const request: TestApp['request'] = async (method, path, headers = {}) => {
+    const res = await app.inject({ method, url: path, headers })
     let json: unknown
     try {
       json = JSON.parse(res.body)
@@ -92,6 +93,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
     }
     return { status: res.statusCode, headers: res.headers, body: res.body, json }
   }
+  const get = (path: string, headers: Record<string, string> = {}) => request('GET', path, headers)
   return {
     backend,
     sql,
@@ -99,6 +101,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
     write: (text, params) => store.write(text, params),
     importMore: (objects) => store.importMore(objects),
     get,
+    request,
     api: (path) => get(path, basic(READER.name, READER.password)),
     async close() {
       snapshot.stop()
