@@ -22,6 +22,8 @@ export type Operation =
       readonly presentation: string
       readonly date: string
       readonly tabular: readonly TabularRows[]
+      /** Binary attribute values by column, stored in chunks (store/blobs.ts). */
+      readonly blobs: ReadonlyMap<string, Buffer>
       /** References held by this object, for the dangling-reference warning. */
       readonly refs: readonly string[]
     }
@@ -81,10 +83,18 @@ function layoutOf(decl: ObjectType, type: string): Layout {
 }
 
 /** Reads `attrs` of `source` into `out`; each invalid one adds a reason (prefixed). */
-function readAttrs(attrs: readonly Attr[], source: Record<string, unknown>, out: SqlValue[], refs: string[], reasons: string[], prefix: string): void {
+function readAttrs(
+  attrs: readonly Attr[],
+  source: Record<string, unknown>,
+  out: SqlValue[],
+  refs: string[],
+  reasons: string[],
+  prefix: string,
+  blobs?: Map<string, Buffer>,
+): void {
   for (const attr of attrs) {
     try {
-      storeValue(attr, source[attr.name], out, refs)
+      storeValue(attr, source[attr.name], out, refs, blobs)
     } catch (err) {
       if (!(err instanceof ValueError)) throw err
       reasons.push(`${prefix}${attr.name}: ${err.message}`)
@@ -118,7 +128,8 @@ function validateObject(decl: ObjectType, type: string, ref: string, obj: Record
   const reasons: string[] = []
   const refs: string[] = []
   const values: SqlValue[] = [ref]
-  readAttrs(layout.attrs, obj, values, refs, reasons, '')
+  const blobs = new Map<string, Buffer>()
+  readAttrs(layout.attrs, obj, values, refs, reasons, '', blobs)
   // Other documents have only the common keys; their type is the last column.
   if (decl.table === 'doc_other') values.push(type)
   const tabular: TabularRows[] = []
@@ -147,7 +158,7 @@ function validateObject(decl: ObjectType, type: string, ref: string, obj: Record
   const date = decl.class === 'document' ? normalizeDate(obj.Дата ?? null) : ''
   return {
     ok: true,
-    operation: { op: 'upsert', decl, type, ref, columns: layout.columns, values, presentation, date, tabular, refs },
+    operation: { op: 'upsert', decl, type, ref, columns: layout.columns, values, presentation, date, tabular, blobs, refs },
     unknownKeys: Object.keys(obj).filter((k) => !layout.known.has(k)),
   }
 }

@@ -57,7 +57,7 @@ function describe(value: unknown): string {
  * Appends the stored column values of one attribute (attrColumns() order) to `out`, and a
  * non-empty reference to `refs`. Throws ValueError with the reason when the value is invalid.
  */
-export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: string[]): void {
+export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: string[], blobs?: Map<string, Buffer>): void {
   if (value === undefined || value === null || (value === '' && attr.required)) {
     if (attr.required) throw new ValueError('is required')
     out.push(...EMPTY[attr.kind])
@@ -95,10 +95,14 @@ export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: st
       }
       out.push(value)
       return
-    case 'base64':
+    case 'base64': {
       if (typeof value !== 'string' || !BASE64.test(value)) throw new ValueError('expected Base64 text')
-      out.push(Buffer.from(value, 'base64'))
+      if (!blobs) throw new ValueError('binary values are allowed in object attributes only')
+      const data = Buffer.from(value, 'base64')
+      blobs.set(attr.col, data)
+      out.push(data.length)
       return
+    }
     case 'composite': {
       if (typeof value !== 'object' || Array.isArray(value)) {
         throw new ValueError(`expected a composite reference {"type": …, "ref": …}, got ${describe(value)}`)
@@ -124,6 +128,6 @@ const EMPTY: Record<Attr['kind'], readonly SqlValue[]> = {
   date: [''],
   ref: [''],
   choice: [''],
-  base64: [Buffer.alloc(0)],
+  base64: [0],
   composite: ['', ''],
 }

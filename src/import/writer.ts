@@ -2,6 +2,7 @@
 // the set of references whose printed form may have changed (for the read models).
 import { OWNER_LINKS, objectType } from '../model/objects.js'
 import type { Operation } from './validate.js'
+import { chunkRows, chunkTable } from '../store/blobs.js'
 import type { SqlPort, SqlValue } from '../store/sql.js'
 
 const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ')
@@ -38,6 +39,12 @@ export class Writer {
         'ON CONFLICT (ref) DO UPDATE SET type = excluded.type, presentation = excluded.presentation, date = excluded.date',
       [op.ref, op.type, op.presentation, op.date],
     )
+    for (const [col, data] of op.blobs) {
+      const table = chunkTable(op.decl.table, col)
+      if (oldType !== undefined) await this.#sql.run(`DELETE FROM ${table} WHERE owner = ?`, [op.ref])
+      // One chunk per statement: a multi-row insert would bind tens of megabytes at once.
+      for (const row of chunkRows(op.ref, data)) await this.#sql.run(`INSERT INTO ${table} (owner, seq, chunk) VALUES (?, ?, ?)`, row)
+    }
     for (const part of op.tabular) {
       // A new object has no rows to replace (the common case of a first import).
       if (oldType !== undefined) await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [op.ref])
@@ -65,6 +72,7 @@ export class Writer {
     await this.#touchOwners(decl.table, 'ref', ref)
     await this.#sql.run(`DELETE FROM ${decl.table} WHERE ref = ?`, [ref])
     for (const part of decl.tabular ?? []) await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [ref])
+    for (const a of decl.attrs) if (a.kind === 'base64') await this.#sql.run(`DELETE FROM ${chunkTable(decl.table, a.col)} WHERE owner = ?`, [ref])
     await this.#sql.run('DELETE FROM objects WHERE ref = ?', [ref])
   }
 

@@ -2,6 +2,8 @@
 // from the store and encoded in chunks, so an attachment never exists as one string
 // (V8 caps a string at ~512 MiB; memory stays bounded by the chunk size).
 
+import { BLOB_CHUNK } from '../store/blobs.js'
+
 export class Base64Blob {
   constructor(
     readonly size: number,
@@ -10,8 +12,8 @@ export class Base64Blob {
   ) {}
 }
 
-// A multiple of 3 bytes, so that chunks encode to Base64 that concatenates cleanly.
-const CHUNK = 3 * 256 * 1024
+// Reads follow the storage chunks (a multiple of 3 bytes, so their Base64 concatenates).
+const CHUNK = BLOB_CHUNK
 const FLUSH = 64 * 1024
 
 export class ChunkWriter {

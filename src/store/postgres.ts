@@ -17,7 +17,6 @@ export const postgresDialect: Dialect = {
   types: { text: 'TEXT COLLATE "C"', real: 'DOUBLE PRECISION', int: 'BIGINT', blob: 'BYTEA' },
   clusteredTable: '',
   contains: (column) => `strpos(${column}, ?) > 0`,
-  blobSlice: (column) => `substr(${column}, ?, ?)`,
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
 }
 

@@ -3,9 +3,10 @@
 // only the column type names differ (Dialect.types).
 import { ALL_TABLE_TYPES, OWNER_LINKS, REGISTER_TYPES } from '../model/objects.js'
 import type { Attr, ObjectType } from '../model/define.js'
+import { chunkTableDef } from './blobs.js'
 import type { Dialect } from './sql.js'
 
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 export interface ColumnDef {
   readonly name: string
@@ -31,7 +32,8 @@ export function attrColumns(attr: Attr): ColumnDef[] {
     case 'boolean':
       return [int(attr.col)]
     case 'base64':
-      return [{ name: attr.col, type: 'blob' }]
+      // The content lives in chunks (store/blobs.ts); the object keeps its size.
+      return [int(`${attr.col}_size`)]
     case 'composite':
       return [text(attr.col), text(`${attr.col}_type`)]
     default:
@@ -65,6 +67,7 @@ export function modelTables(): TableDef[] {
     },
   ]
   for (const decl of ALL_TABLE_TYPES) {
+    for (const a of decl.attrs) if (a.kind === 'base64') tables.push(chunkTableDef(decl.table, a.col))
     tables.push({
       name: decl.table,
       columns: [...commonColumns(decl), ...decl.attrs.flatMap(attrColumns)],

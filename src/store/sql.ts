@@ -11,8 +11,6 @@ export interface Dialect {
   readonly clusteredTable: string
   /** SQL that is true when `column` (already folded) contains the folded parameter. */
   contains(column: string): string
-  /** A byte range of a blob column, 1-based: Base64 is streamed in chunks, never whole. */
-  blobSlice(column: string): string
   /** Aggregate joining a blob column's values with commas, in `orderBy` order, as one blob. */
   concatBytes(column: string, orderBy: string): string
 }

@@ -9,7 +9,6 @@ export const sqliteDialect: Dialect = {
   types: { text: 'TEXT', real: 'REAL', int: 'INTEGER', blob: 'BLOB' },
   clusteredTable: ' WITHOUT ROWID',
   contains: (column) => `instr(${column}, ?) > 0`,
-  blobSlice: (column) => `substr(${column}, ?, ?)`,
   // The short forms are UTF-8 JSON, so joining them as text and casting back keeps the bytes.
   concatBytes: (column, orderBy) => `CAST(group_concat(${column}, ',' ORDER BY ${orderBy}) AS BLOB)`,
 }

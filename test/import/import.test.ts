@@ -168,6 +168,29 @@ for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
     assert.deepEqual(await sql.all('SELECT date, organization FROM doc_production_orders'), [{ date: '', organization: '' }])
   })
 
+  it('stores attachment content in chunks of 768 KiB, replaced and deleted with the object', async () => {
+    const data = Buffer.alloc(2 * 786_432 + 5, 7)
+    const file = (bytes: Buffer) => ({
+      type: 'Справочник.ХранилищеДополнительнойИнформации',
+      ref: uuid('f'),
+      Объект: { type: 'Документ.ЗаказПоставщику', ref: uuid('d') },
+      ИмяФайла: 'скан.pdf',
+      Данные: bytes.toString('base64'),
+    })
+    const chunks = () => sql.all<{ seq: number; n: number }>('SELECT seq, length(chunk) AS n FROM cat_attachments_data ORDER BY seq')
+    assert.equal((await importFixture(sql, [file(data)])).ok, true)
+    assert.deepEqual(await chunks(), [
+      { seq: 0, n: 786_432 },
+      { seq: 1, n: 786_432 },
+      { seq: 2, n: 5 },
+    ])
+    assert.deepEqual(await sql.all('SELECT data_size FROM cat_attachments'), [{ data_size: 1_572_869 }])
+    assert.equal((await importFixture(sql, [file(Buffer.from('маленький'))])).ok, true)
+    assert.deepEqual(await chunks(), [{ seq: 0, n: 18 }])
+    assert.equal((await importFixture(sql, [{ type: 'Справочник.ХранилищеДополнительнойИнформации', ref: uuid('f'), deleted: true }])).ok, true)
+    assert.deepEqual(await chunks(), [])
+  })
+
   it('rebuilds a read model when the object changes', async () => {
     await importFixture(sql, [wh('a', 'Склад')])
     await importFixture(sql, [wh('a', 'Склад переименован')])

@@ -3,6 +3,7 @@
 import { documentKind, numberDate } from '../../format/values.js'
 import { dmy } from '../../pipeline/dates.js'
 import { Base64Blob } from '../../pipeline/json-stream.js'
+import { BLOB_CHUNK, chunkTable } from '../../store/blobs.js'
 import type { SqlPort } from '../../store/sql.js'
 
 export interface LinkedDocument {
@@ -55,16 +56,16 @@ interface AttachmentRow {
 /** Attachments of a document, the same ones attachmentCount counts, by file name. */
 function attachments(sql: SqlPort, owner: string): Promise<AttachmentRow[]> {
   return sql.all<AttachmentRow>(
-    'SELECT ref, file_name, length(data) AS size FROM cat_attachments WHERE object = ? AND deletion_mark = 0 ORDER BY file_name, ref',
+    'SELECT ref, file_name, data_size AS size FROM cat_attachments WHERE object = ? AND deletion_mark = 0 ORDER BY file_name, ref',
     [owner],
   )
 }
 
-/** The content of one attachment, read in slices when it is serialized (never as one string). */
+/** The content of one attachment, read chunk by chunk when it is serialized (never as one string). */
 function content(sql: SqlPort, ref: string, size: number): Base64Blob {
-  const text = `SELECT ${sql.dialect.blobSlice('data')} AS chunk FROM cat_attachments WHERE ref = ?`
+  const text = `SELECT chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner = ? AND seq = ?`
   return new Base64Blob(size, async (offset, length) => {
-    const rows = await sql.all<{ chunk: Buffer | null }>(text, [offset + 1, length, ref])
+    const rows = await sql.all<{ chunk: Buffer | null }>(text, [ref, offset / BLOB_CHUNK])
     const chunk = rows[0]?.chunk
     // The file may have been replaced by an import since its size was read: better a broken
     // response than a silently corrupt file.
