@@ -79,7 +79,7 @@ async function rebuildKeys(sql: SqlPort, keys: ReadonlySet<string>): Promise<voi
   }
   await sql.exec(tempDdl)
   await sql.run(`DELETE FROM ${touched.name}`)
-  await sql.runMany(`INSERT INTO ${touched.name} (${KEY_COLUMNS}, level, start, lo, hi) VALUES (?, ?, ?, ?, ?, ?, ?)`, rows.values())
+  await sql.insertRows(touched.name, [...KEY, 'level', 'start', 'lo', 'hi'], [...rows.values()])
   // CROSS JOIN keeps the touched keys the outer loop in SQLite (elsewhere it is a plain
   // join): each key is then one range of the source's key index.
   const join = 't.organization = c.organization AND t.account = c.account AND t.account_type = c.account_type'
