@@ -25,6 +25,20 @@ describe('effective configuration (reliability battery CFG1)', () => {
     await sql.close()
   })
 
+  it('while draining, every answer closes its connection', async () => {
+    const db = join(tempDir(), 'c.db')
+    await (await openWritable(db)).close()
+    const sql = await openReadOnly(db)
+    const app = buildServer({ sql, auth: allow, logger: false })
+    assert.equal((await app.inject({ method: 'GET', url: '/main/hs/health' })).headers.connection, 'keep-alive')
+    app.draining = true
+    const res = await app.inject({ method: 'GET', url: '/main/hs/warehouses/get' })
+    assert.equal(res.statusCode, 200)
+    assert.equal(res.headers.connection, 'close')
+    await app.close()
+    await sql.close()
+  })
+
   it('opens the serving store read-only with a short busy timeout', async () => {
     const db = join(tempDir(), 'c.db')
     await (await openWritable(db)).close()
