@@ -34,6 +34,8 @@ const PREFLIGHT = {
   'access-control-max-age': '600',
 }
 const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступен' }))
+const NOT_FOUND = '{"error":"Not Found"}'
+const EVERY_ANSWER = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
 /** Error text for a 500: the message only (never a stack or a path), bounded in length. */
 export function errorText(err: unknown): string {
@@ -60,13 +62,23 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     forceCloseConnections: 'idle',
     // The pipeline reads the raw query itself (first value wins, keys may be case-insensitive).
     routerOptions: { querystringParser: () => ({}) },
+    // A path the router cannot decode (`/main/hs/%E4%E0/get`, `%zz`) or whose service is over
+    // 100 characters got Fastify's own 400/414 body, echoing the path, without the headers
+    // every answer carries (no route, so no onSend hook). Neither names a documented route:
+    // 404 like any other path (decision "Status set").
+    frameworkErrors: (err, _req, res) => {
+      const reply = res as unknown as FastifyReply
+      const unknownPath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      reply.code(unknownPath ? 404 : 500).type(JSON_TYPE).headers(EVERY_ANSWER)
+      if (app.draining) reply.header('connection', 'close')
+      return reply.send(unknownPath ? NOT_FOUND : JSON.stringify({ error: errorText(err) }))
+    },
   }) as unknown as FastifyInstance & { draining: boolean }
   app.server.headersTimeout = TIMEOUTS.headers
   app.draining = false
 
   app.addHook('onSend', async (_req, reply) => {
-    reply.header('cache-control', 'no-store')
-    reply.header('x-content-type-options', 'nosniff')
+    reply.headers(EVERY_ANSWER)
     // While draining, every answer closes its connection so no keep-alive client is reset.
     if (app.draining) reply.header('connection', 'close')
   })

@@ -36,6 +36,16 @@ export function nextDay(d: Day): Day {
   return { year: d.year + 1, month: 1, day: 1 }
 }
 
+/**
+ * The exclusive upper bound of day `d` against stored `YYYY-MM-DDTHH:MM:SS` text: the next
+ * day. After 31.12.9999 that would be `10000-01-01`, which sorts before every stored date,
+ * so the last day ends at `9999-12-31T24` instead (after its last second, `T23:59:59`).
+ */
+export function dayEnd(d: Day): string {
+  const next = nextDay(d)
+  return next.year > 9999 ? `${isoDay(d)}T24` : isoDay(next)
+}
+
 /** Stored `YYYY-MM-DDTHH:MM:SS` (or '') → `DD.MM.YYYY` (or ''). */
 export function dmy(stored: string): string {
   if (stored.length < 10) return ''

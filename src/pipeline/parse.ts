@@ -1,7 +1,7 @@
 // Query string → what the request asks for, in the endpoint's own terms, plus the
 // in-band problems (`errors` entries). Nothing here judges whether rows exist.
 import type { Param, Period, Rule, Truthy } from '../endpoints/define.js'
-import { isoDay, nextDay, parseDay } from './dates.js'
+import { dayEnd, isoDay, parseDay } from './dates.js'
 import { messages } from './messages.js'
 
 export interface ParsedRequest {
@@ -81,11 +81,11 @@ function parsePeriod(period: Period, pairs: ReadonlyMap<string, string>, issues:
   const ranges: { from: string; toExclusive: string }[] = []
   const from = day('from')
   const to = day('to')
-  if (from && to) ranges.push({ from: isoDay(from), toExclusive: isoDay(nextDay(to)) })
+  if (from && to) ranges.push({ from: isoDay(from), toExclusive: dayEnd(to) })
   else if ((from && to === undefined) || (to && from === undefined)) issues.push(messages.periodNeedsBoth(from ? 'from' : 'to'))
   if (period.date) {
     const one = day('date')
-    if (one) ranges.push({ from: isoDay(one), toExclusive: isoDay(nextDay(one)) })
+    if (one) ranges.push({ from: isoDay(one), toExclusive: dayEnd(one) })
   }
   return ranges
 }

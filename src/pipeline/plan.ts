@@ -16,6 +16,8 @@ export interface Planned {
 
 const AMOUNT = /^[+-]?\d+(?:[.,]\d+)?$/
 
+const NOTHING: Condition = { kind: 'sql', text: '1 = 0', params: [] }
+
 /** Exact amounts compare in kopecks, so 0.1 + 0.2 finds a stored 0.3. */
 export const kopecks = (n: number): number => Math.round(n * 100)
 
@@ -35,7 +37,10 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect
         const on = req.flags.get(p.name)
         if (on !== undefined) where.push({ kind: 'equals', column: p.column, value: on ? 1 : 0 })
       } else if (AMOUNT.test(value.trim())) {
-        where.push({ kind: 'equals', column: p.column, value: kopecks(Number(value.trim().replace(',', '.'))) })
+        const k = kopecks(Number(value.trim().replace(',', '.')))
+        // Beyond 2^53 kopecks (~90 trillion) no stored amount can be equal, and PostgreSQL's
+        // BIGINT would refuse the parameter (`Infinity`, or out of range): match nothing.
+        where.push(Number.isSafeInteger(k) ? { kind: 'equals', column: p.column, value: k } : NOTHING)
       } else req.issues.push(messages.badNumber(p.name, value))
     } else if (p.stage === 'post-filter') {
       if (p.match === 'contains') {

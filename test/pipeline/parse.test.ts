@@ -61,6 +61,11 @@ describe('parameter parsing', () => {
     assert.deepEqual(parse('date=31.12.2024').ranges, [{ from: '2024-12-31', toExclusive: '2025-01-01' }])
   })
 
+  it('the last day, 31.12.9999, ends after its last second (10000-01-01 would sort before it)', () => {
+    assert.deepEqual(parse('date=31.12.9999').ranges, [{ from: '9999-12-31', toExclusive: '9999-12-31T24' }])
+    assert.deepEqual(parse('from=01.01.0001&to=9999-12-31').ranges, [{ from: '0001-01-01', toExclusive: '9999-12-31T24' }])
+  })
+
   it('an invalid date adds an errors entry and selects nothing by it', () => {
     const r = parse('date=31.04.2024')
     assert.deepEqual(r.ranges, [])
