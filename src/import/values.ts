@@ -14,6 +14,9 @@ const BASE64 = { test: (text: string): boolean => text.length % 4 === 0 && BASE6
 
 export class ValueError extends Error {}
 
+/** The largest magnitude of an imported number: its kopecks are exact (< 2^53). */
+export const MAX_NUMBER = 90_000_000_000_000
+
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value)
 }
@@ -66,10 +69,14 @@ export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: st
   switch (attr.kind) {
     case 'string':
       if (typeof value !== 'string') throw new ValueError(`expected a string, got ${describe(value)}`)
+      // PostgreSQL cannot store U+0000 in text; refusing it keeps both engines alike.
+      if (value.includes('\0')) throw new ValueError('text contains a NUL character (U+0000)')
       out.push(value)
       return
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw new ValueError(`expected a number, got ${describe(value)}`)
+      // Amounts are compared in kopecks, which must stay exact integers (2^53).
+      if (Math.abs(value) > MAX_NUMBER) throw new ValueError(`number out of range (±${MAX_NUMBER}): ${value}`)
       out.push(value)
       return
     case 'boolean':

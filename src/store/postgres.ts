@@ -55,8 +55,8 @@ export interface PgNamedQueryable extends PgQueryable {
   query(sql: string, params?: unknown[]): Result
 }
 
-// PostgreSQL refuses a NUL in text; no stored text can contain one, so such a value
-// simply matches nothing (an empty match is the answer, not a 500).
+// PostgreSQL refuses a NUL in text. The import refuses it in stored text on both engines,
+// so a filter value holding one matches nothing either way (an empty match, not a 500).
 const bind = (params: readonly SqlValue[]): unknown[] =>
   params.map((v) => (v === true ? 1 : v === false ? 0 : typeof v === 'string' && v.includes('\0') ? v.replaceAll('\0', '\uFFFF') : v))
 

@@ -59,6 +59,8 @@ for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
       { type: doc, ref: 'not-a-uuid' },
       { type: W, ref: uuid('w'), Наименование: 5 },
       { type: 'Справочник.Номенклатура', ref: uuid('n'), Услуга: 'да' },
+      { type: W, ref: uuid('w0'), Наименование: 'склад\u0000' },
+      { type: doc, ref: uuid('d5'), СуммаДокумента: 1e300 },
       { type: 'РегистрНакопления.ДенежныеСредства', Регистратор: { type: 'Документ.ПКО', ref: uuid('r') }, Движения: [{ ВидДвижения: 'Приход' }] },
     ])
     assert.deepEqual(
@@ -72,7 +74,9 @@ for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
         '6 "ref" is not a UUID: "not-a-uuid"',
         '7 Наименование: expected a string, got the number 5',
         '8 Услуга: expected a boolean, got the string "да"',
-        '9 Движения[1].Период: is required; Движения[1].БанковскийСчетКасса: is required',
+        '9 Наименование: text contains a NUL character (U+0000)',
+        '10 СуммаДокумента: number out of range (±90000000000000): 1e+300',
+        '11 Движения[1].Период: is required; Движения[1].БанковскийСчетКасса: is required',
       ],
     )
   })
