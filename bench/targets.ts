@@ -26,6 +26,10 @@ export const TARGETS: readonly Target[] = [
   { name: 'receipts (~100 rows, period)', path: '/main/hs/receipts/get?from=01.04.2026&to=30.11.2026' },
   { name: 'orders (~100 rows, period)', path: '/main/hs/orders/get?from=01.04.2026&to=30.11.2026' },
   { name: 'sorders (~100 rows, period)', path: '/main/hs/sorders/get?from=01.04.2026&to=30.11.2026' },
+  { name: 'payments full (~100, period)', path: '/main/hs/payments/get?full=1&from=01.04.2026&to=30.11.2026' },
+  { name: 'receipts full (~100, period)', path: '/main/hs/receipts/get?full=1&from=01.04.2026&to=30.11.2026' },
+  { name: 'orders full (~100, period)', path: '/main/hs/orders/get?full=1&from=01.04.2026&to=30.11.2026' },
+  { name: 'sorders full (~100, period)', path: '/main/hs/sorders/get?full=1&from=01.04.2026&to=30.11.2026' },
   { name: 'materials (all, tree)', path: '/main/hs/materials/get' },
   { name: 'cashflows (01.01.0001 – today, totals)', path: '/main/hs/cashflows/get?totals=true' },
 ]

@@ -117,8 +117,13 @@ export interface ListEndpoint {
   readonly params: readonly Param[]
   readonly rules?: readonly Rule[]
   readonly sort: readonly SortKey[]
-  /** Builds the full form of a row when the `full` option is on. */
-  readonly full?: (ctx: RequestContext, row: Row) => Promise<FullResult>
+  /**
+   * The full forms of a page of rows when the `full` option is on: reads what the page
+   * needs with a few queries whatever its size (shared/by-owner.ts) and returns the
+   * builder of one row's form from that data, which runs no queries of its own.
+   * A row whose builder throws leaves `data` with an `errors` entry.
+   */
+  readonly fullPage?: (ctx: RequestContext, rows: readonly Row[]) => Promise<(row: Row) => FullResult>
   /** Whether the `full` form applies for this request (default: the `full` option). */
   readonly fullWhen?: (ctx: RequestContext) => boolean
   /** Extra columns the full builder needs from the read model row. */

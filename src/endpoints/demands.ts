@@ -6,7 +6,9 @@ import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
-import { documentLabel, partQuery, readPart, shortOf, text, tryPart } from './shared/tabular.js'
+import { readByOwner, refsOf } from './shared/by-owner.js'
+import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
+import type { PartRow } from './shared/tabular.js'
 
 const MATERIALS = partQuery('doc_demands_materials')
 
@@ -64,16 +66,19 @@ export const demands: ListEndpoint = {
   fullColumns: ['number', 'doc_date'],
   // A failed read keeps the document with the summary string (spec § GET demands) and
   // reports the failure in `errors`.
-  full: async (ctx, row) => {
-    const short = shortOf(row)
-    const part = await tryPart(() => readPart(ctx.sql, MATERIALS, String(row.ref)), documentLabel('Требование-накладная', row), 'Материалы')
-    if (part.rows === undefined) return { value: short, issue: part.issue }
-    const rows = part.rows.map((m) => ({
-      НомерСтроки: text(m.row_number),
-      Номенклатура: text(m.nomenclature),
-      Количество: Number(m.quantity),
-      ЕдиницаИзмерения: text(m.unit),
-    }))
-    return { value: { ...short, Материалы: rows } }
+  fullPage: async ({ sql }, rows) => {
+    const parts = await readByOwner<PartRow>(sql, MATERIALS, refsOf(rows))
+    return (row) => {
+      const short = shortOf(row)
+      const part = tryPart(() => parts(String(row.ref)), documentLabel('Требование-накладная', row), 'Материалы')
+      if (part.rows === undefined) return { value: short, issue: part.issue }
+      const materials = part.rows.map((m) => ({
+        НомерСтроки: text(m.row_number),
+        Номенклатура: text(m.nomenclature),
+        Количество: Number(m.quantity),
+        ЕдиницаИзмерения: text(m.unit),
+      }))
+      return { value: { ...short, Материалы: materials } }
+    }
   },
 }

@@ -5,10 +5,10 @@
 import { orLiteral } from '../format/values.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
-import type { Row } from '../store/sql.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
-import { documentLabel, partQuery, readPart, shortOf, text, tryPart } from './shared/tabular.js'
+import { readByOwner, refsOf } from './shared/by-owner.js'
+import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
 import type { PartRow } from './shared/tabular.js'
 
 const KIND = 'Заказ на производство'
@@ -71,18 +71,22 @@ export const morders: ListEndpoint = {
   fullColumns: ['number', 'doc_date'],
   // Each part is read on its own; a failed one prints as [] and is reported in `errors`,
   // and the document stays in `data` (as transfers rule 2 does for its goods).
-  full: async (ctx, row: Row) => {
-    const what = documentLabel(KIND, row)
-    const owner = String(row.ref)
-    const products = await tryPart(() => readPart(ctx.sql, PRODUCTS, owner), what, 'Продукция')
-    const materials = await tryPart(() => readPart(ctx.sql, MATERIALS, owner), what, 'Материалы')
-    const issues = [products.issue, materials.issue].filter((i) => i !== undefined)
-    const value = {
-      ...shortOf(row),
-      Ссылка: referencePresentation(text(row.number), text(row.doc_date)),
-      Продукция: rowsOf(products.rows ?? []),
-      Материалы: rowsOf(materials.rows ?? []),
+  fullPage: async ({ sql }, rows) => {
+    const productParts = await readByOwner<PartRow>(sql, PRODUCTS, refsOf(rows))
+    const materialParts = await readByOwner<PartRow>(sql, MATERIALS, refsOf(rows))
+    return (row) => {
+      const what = documentLabel(KIND, row)
+      const owner = String(row.ref)
+      const products = tryPart(() => productParts(owner), what, 'Продукция')
+      const materials = tryPart(() => materialParts(owner), what, 'Материалы')
+      const issues = [products.issue, materials.issue].filter((i) => i !== undefined)
+      const value = {
+        ...shortOf(row),
+        Ссылка: referencePresentation(text(row.number), text(row.doc_date)),
+        Продукция: rowsOf(products.rows ?? []),
+        Материалы: rowsOf(materials.rows ?? []),
+      }
+      return issues.length === 0 ? { value } : { value, issue: issues.join('; ') }
     }
-    return issues.length === 0 ? { value } : { value, issue: issues.join('; ') }
   },
 }

@@ -18,17 +18,17 @@ import {
   presentations,
   shortForm,
 } from './shared/documents.js'
-import { orderGoods, storedSpecifications } from './shared/order-goods.js'
-import { PlannedCosts } from './shared/planned-cost.js'
+import { refsOf } from './shared/by-owner.js'
+import { orderGoods, RequestCosts } from './shared/order-goods.js'
 
 const refs = presentations('counterparty', 'organization', 'responsible', 'contract', 'warehouse')
 
 /** One calculator per request, so specifications shared by its orders are read once. */
-const calculators = new WeakMap<RequestContext, PlannedCosts>()
-function plannedCosts(ctx: RequestContext): PlannedCosts {
+const calculators = new WeakMap<RequestContext, RequestCosts>()
+function plannedCosts(ctx: RequestContext): RequestCosts {
   let calc = calculators.get(ctx)
   if (!calc) {
-    calc = new PlannedCosts(storedSpecifications(ctx.sql))
+    calc = new RequestCosts(ctx.sql)
     calculators.set(ctx, calc)
   }
   return calc
@@ -101,15 +101,17 @@ export const orders: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES },
   ],
   sort: newestFirst('date'),
-  full: async (ctx, row) => {
-    const ref = String(row.ref)
-    const calc = plannedCosts(ctx)
-    const cycles: string[][] = []
-    const goods: Record<string, unknown>[] = []
-    for (const g of await orderGoods(ctx.sql, 'doc_customer_orders_goods', ref)) goods.push(g.print(await calc.row(g, cycles)))
-    const value = { ...shortForm(row), Товары: goods }
-    if (cycles.length === 0) return { value }
-    // The document stays in `data` with the cycle counted as 0 (data-format.md § Derived values).
-    return { value, issue: messages.document(`orders: документ ${ref}`, messages.specificationCycle(cycles.map((c) => c.join(' → ')))) }
+  fullPage: async (ctx, rows) => {
+    const owners = refsOf(rows)
+    const planned = await plannedCosts(ctx).page(await orderGoods(ctx.sql, 'doc_customer_orders_goods', owners), owners)
+    // A failed read of the order throws: it leaves `data` with an `errors` entry.
+    return (row) => {
+      const ref = String(row.ref)
+      const { rows: goods, cycles } = planned(ref)
+      const value = { ...shortForm(row), Товары: goods }
+      if (cycles.length === 0) return { value }
+      // The document stays in `data` with the cycle counted as 0 (data-format.md § Derived values).
+      return { value, issue: messages.document(`orders: документ ${ref}`, messages.specificationCycle(cycles.map((c) => c.join(' → ')))) }
+    }
   },
 }

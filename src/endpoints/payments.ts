@@ -20,7 +20,8 @@ import {
   resolves,
   shortForm,
 } from './shared/documents.js'
-import { attachmentFiles, referencedDocument, settlementDocuments } from './shared/linked.js'
+import { refsOf } from './shared/by-owner.js'
+import { attachmentFiles, referencedDocuments, settlementDocuments } from './shared/linked.js'
 
 const refs = presentations('responsible', 'recipient', 'counterparty', 'organization', 'cash', 'status_changer')
 
@@ -91,17 +92,16 @@ export const payments: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES },
   ],
   sort: newestFirst('expense_date'),
-  full: async ({ sql }, row) => {
-    const ref = String(row.ref)
-    const basis = await referencedDocument(sql, 'doc_expense_requests', 'basis', ref)
-    const settlements = await settlementDocuments(sql, ref)
-    const files = await attachmentFiles(sql, ref)
-    return {
-      value: {
-        ...shortForm(row),
-        СвязанныеДокументы: { ДокументОснование: basis, ДокументыРасчетовСКонтрагентом: settlements },
-        Вложения: files,
-      },
+  fullPage: async ({ sql }, rows) => {
+    const owners = refsOf(rows)
+    const basis = await referencedDocuments(sql, 'doc_expense_requests', 'basis', owners)
+    const settlements = await settlementDocuments(sql, owners)
+    const files = await attachmentFiles(sql, owners)
+    // A failed read of the document throws: it leaves `data` with an `errors` entry.
+    return (row) => {
+      const ref = String(row.ref)
+      const links = { ДокументОснование: basis(ref), ДокументыРасчетовСКонтрагентом: settlements(ref) }
+      return { value: { ...shortForm(row), СвязанныеДокументы: links, Вложения: files(ref) } }
     }
   },
 }

@@ -21,38 +21,45 @@ import {
   resolves,
   shortForm,
 } from './shared/documents.js'
-import { attachmentFiles, referencedDocument } from './shared/linked.js'
+import { readByOwner, refsOf } from './shared/by-owner.js'
+import type { ByOwner } from './shared/by-owner.js'
+import { attachmentFiles, referencedDocuments } from './shared/linked.js'
 
 const refs = presentations('counterparty', 'organization', 'warehouse', 'responsible')
 
-async function goods(sql: SqlPort, owner: string): Promise<Record<string, unknown>[]> {
-  const rows = await sql.all<Record<string, unknown>>(
-    "SELECT g.row_number, COALESCE(n.presentation, '') AS nomenclature, COALESCE(ch.presentation, '') AS characteristic, " +
+async function goods(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<Record<string, unknown>>> {
+  const rows = await readByOwner<{ owner: string } & Record<string, unknown>>(
+    sql,
+    (list) =>
+      "SELECT g.owner, g.row_number, COALESCE(n.presentation, '') AS nomenclature, COALESCE(ch.presentation, '') AS characteristic, " +
       "COALESCE(u.presentation, '') AS unit, g.quantity, g.price, g.amount, g.vat_rate, g.vat_amount FROM doc_receipts_goods g " +
       'LEFT JOIN objects n ON n.ref = g.nomenclature LEFT JOIN objects ch ON ch.ref = g.characteristic LEFT JOIN objects u ON u.ref = g.unit ' +
-      'WHERE g.owner = ? ORDER BY g.line',
-    [owner],
+      `WHERE g.owner IN (${list}) ORDER BY g.owner, g.line`,
+    owners,
   )
-  return rows.map((r) => ({
-    НомерСтроки: r.row_number,
-    Номенклатура: r.nomenclature,
-    ХарактеристикаНоменклатуры: r.characteristic,
-    ЕдиницаИзмерения: r.unit,
-    Количество: r.quantity,
-    Цена: r.price,
-    Сумма: r.amount,
-    СтавкаНДС: r.vat_rate,
-    СуммаНДС: r.vat_amount,
-  }))
+  return (owner) =>
+    rows(owner).map((r) => ({
+      НомерСтроки: r.row_number,
+      Номенклатура: r.nomenclature,
+      ХарактеристикаНоменклатуры: r.characteristic,
+      ЕдиницаИзмерения: r.unit,
+      Количество: r.quantity,
+      Цена: r.price,
+      Сумма: r.amount,
+      СтавкаНДС: r.vat_rate,
+      СуммаНДС: r.vat_amount,
+    }))
 }
 
-async function services(sql: SqlPort, owner: string): Promise<Record<string, unknown>[]> {
-  const rows = await sql.all<Record<string, unknown>>(
-    "SELECT g.content, COALESCE(n.presentation, '') AS nomenclature FROM doc_receipts_services g " +
-      'LEFT JOIN objects n ON n.ref = g.nomenclature WHERE g.owner = ? ORDER BY g.line',
-    [owner],
+async function services(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<Record<string, unknown>>> {
+  const rows = await readByOwner<{ owner: string } & Record<string, unknown>>(
+    sql,
+    (list) =>
+      "SELECT g.owner, g.content, COALESCE(n.presentation, '') AS nomenclature FROM doc_receipts_services g " +
+      `LEFT JOIN objects n ON n.ref = g.nomenclature WHERE g.owner IN (${list}) ORDER BY g.owner, g.line`,
+    owners,
   )
-  return rows.map((r) => ({ Содержание: r.content, Номенклатура: r.nomenclature }))
+  return (owner) => rows(owner).map((r) => ({ Содержание: r.content, Номенклатура: r.nomenclature }))
 }
 
 export const receipts: ListEndpoint = {
@@ -108,12 +115,17 @@ export const receipts: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES, keyCaseInsensitive: true },
   ],
   sort: newestFirst('date'),
-  full: async ({ sql }, row) => {
-    const ref = String(row.ref)
-    const deal = await referencedDocument(sql, 'doc_receipts', 'deal', ref)
-    const files = await attachmentFiles(sql, ref)
-    const goodsRows = await goods(sql, ref)
-    const serviceRows = await services(sql, ref)
-    return { value: { ...shortForm(row), Сделка: deal, Вложения: files, Товары: goodsRows, Услуги: serviceRows } }
+  fullPage: async ({ sql }, rows) => {
+    const owners = refsOf(rows)
+    const deal = await referencedDocuments(sql, 'doc_receipts', 'deal', owners)
+    const files = await attachmentFiles(sql, owners)
+    const goodsRows = await goods(sql, owners)
+    const serviceRows = await services(sql, owners)
+    // A failed read of the document throws (in this order): it leaves `data` with an `errors` entry.
+    return (row) => {
+      const ref = String(row.ref)
+      const value = { ...shortForm(row), Сделка: deal(ref), Вложения: files(ref), Товары: goodsRows(ref), Услуги: serviceRows(ref) }
+      return { value }
+    }
   },
 }

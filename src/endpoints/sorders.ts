@@ -20,6 +20,7 @@ import {
   presentations,
   shortForm,
 } from './shared/documents.js'
+import { refsOf } from './shared/by-owner.js'
 import { attachmentList } from './shared/linked.js'
 import { orderGoods } from './shared/order-goods.js'
 
@@ -75,10 +76,14 @@ export const sorders: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: [...YES, 'full'] },
   ],
   sort: newestFirst('date'),
-  full: async ({ sql }, row) => {
-    const ref = String(row.ref)
-    const files = await attachmentList(sql, ref)
-    const goods = (await orderGoods(sql, 'doc_supplier_orders_goods', ref)).map((g) => g.print(g.plannedCost))
-    return { value: { ...shortForm(row), Вложения: files, Товары: goods } }
+  fullPage: async ({ sql }, rows) => {
+    const owners = refsOf(rows)
+    const files = await attachmentList(sql, owners)
+    const goods = await orderGoods(sql, 'doc_supplier_orders_goods', owners)
+    // A failed read of the document throws: it leaves `data` with an `errors` entry.
+    return (row) => {
+      const ref = String(row.ref)
+      return { value: { ...shortForm(row), Вложения: files(ref), Товары: goods(ref).map((g) => g.print(g.plannedCost)) } }
+    }
   },
 }

@@ -20,6 +20,7 @@ import { YES } from './define.js'
 import type { ListEndpoint, ParamContext, RequestContext } from './define.js'
 import { deliveryInRange, hasRow, materialsForm, readMaterials, rowFilter } from './shared/spec-materials.js'
 import type { RowFilter } from './shared/spec-materials.js'
+import { refsOf } from './shared/by-owner.js'
 import { shortOf, text, tryPart } from './shared/tabular.js'
 
 const KEYS = ['code', 'name', 'material', 'ngroup']
@@ -100,11 +101,14 @@ export const specifications: ListEndpoint = {
   fullWhen: (ctx) =>
     (ctx.options.full === true && (ctx.values.has('code') || ctx.values.has('name'))) || ctx.values.has('material') || ctx.values.has('ngroup'),
   // A failed read keeps the specification with its summary string (as demands do) and an `errors` entry.
-  full: async (ctx, row) => {
-    const short = shortOf(row)
-    const what = `Спецификация номенклатуры ${text(short.Код)} ${text(short.Наименование)}`
-    const part = await tryPart(() => readMaterials(ctx.sql, String(row.ref), joinedRows(ctx.sql.dialect, ctx)), what, 'Материалы')
-    if (part.rows === undefined) return { value: short, issue: part.issue }
-    return { value: { ...short, ...materialsForm(part.rows) } }
+  fullPage: async (ctx, rows) => {
+    const parts = await readMaterials(ctx.sql, refsOf(rows), joinedRows(ctx.sql.dialect, ctx))
+    return (row) => {
+      const short = shortOf(row)
+      const what = `Спецификация номенклатуры ${text(short.Код)} ${text(short.Наименование)}`
+      const part = tryPart(() => parts(String(row.ref)), what, 'Материалы')
+      if (part.rows === undefined) return { value: short, issue: part.issue }
+      return { value: { ...short, ...materialsForm(part.rows) } }
+    }
   },
 }

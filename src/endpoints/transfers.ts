@@ -8,7 +8,9 @@ import { fold } from '../pipeline/fold.js'
 import { messages } from '../pipeline/messages.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
-import { documentLabel, partQuery, readPart, shortOf, text, tryPart } from './shared/tabular.js'
+import { readByOwner, refsOf } from './shared/by-owner.js'
+import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
+import type { PartRow } from './shared/tabular.js'
 
 const GOODS = partQuery('doc_transfers_goods', true)
 
@@ -73,16 +75,19 @@ export const transfers: ListEndpoint = {
   fullColumns: ['number', 'doc_date'],
   // Материалы is replaced by Товары in the same place; rule 2: a failed read keeps the
   // document with an empty Товары and reports the failure in `errors`.
-  full: async (ctx, row) => {
-    const { Материалы: _summary, ...head } = shortOf(row)
-    const part = await tryPart(() => readPart(ctx.sql, GOODS, String(row.ref)), documentLabel('Перемещение товаров', row), 'Товары')
-    const goods = (part.rows ?? []).map((g) => ({
-      НомерСтроки: text(g.row_number),
-      Номенклатура: text(g.nomenclature),
-      ХарактеристикаНоменклатуры: text(g.characteristic),
-      ЕдиницаИзмерения: text(g.unit),
-      Количество: Number(g.quantity),
-    }))
-    return { value: { ...head, Товары: goods }, issue: part.issue }
+  fullPage: async ({ sql }, rows) => {
+    const parts = await readByOwner<PartRow>(sql, GOODS, refsOf(rows))
+    return (row) => {
+      const { Материалы: _summary, ...head } = shortOf(row)
+      const part = tryPart(() => parts(String(row.ref)), documentLabel('Перемещение товаров', row), 'Товары')
+      const goods = (part.rows ?? []).map((g) => ({
+        НомерСтроки: text(g.row_number),
+        Номенклатура: text(g.nomenclature),
+        ХарактеристикаНоменклатуры: text(g.characteristic),
+        ЕдиницаИзмерения: text(g.unit),
+        Количество: Number(g.quantity),
+      }))
+      return { value: { ...head, Товары: goods }, issue: part.issue }
+    }
   },
 }

@@ -1,6 +1,6 @@
 // The one orchestrator: parse → plan → query store → post-filter → shape → envelope.
 // Short forms are ready JSON in the read model and are copied as bytes; full forms are
-// built per row and streamed.
+// built from what each page's reads loaded and streamed.
 import type { ComputedEndpoint, FullResult, ListEndpoint, RequestContext } from '../endpoints/define.js'
 import { compileJoinedPage, compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
@@ -22,19 +22,31 @@ export interface RunOptions {
   readonly now: () => Date
 }
 
-/** The full form of one row; a failure becomes an `errors` entry and the row leaves `data`. */
-async function fullForm(ep: ListEndpoint, ctx: RequestContext, row: Row): Promise<FullResult> {
+/** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
+async function fullForms(ep: ListEndpoint, ctx: RequestContext, rows: readonly Row[]): Promise<(row: Row) => FullResult> {
+  const failed = (row: Row, err: unknown): FullResult => ({
+    issue: messages.document(`${ep.service}: документ ${String(row.ref)}`, (err as Error).message),
+  })
+  let build: (row: Row) => FullResult
   try {
-    return await ep.full!(ctx, row)
+    build = await ep.fullPage!(ctx, rows)
   } catch (err) {
-    return { issue: messages.document(`${ep.service}: документ ${String(row.ref)}`, (err as Error).message) }
+    // A read that is not per document (shared/by-owner.ts) failed: no row of the page has its data.
+    return (row) => failed(row, err)
+  }
+  return (row) => {
+    try {
+      return build(row)
+    } catch (err) {
+      return failed(row, err)
+    }
   }
 }
 
 export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
-  const full = ep.full !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
+  const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
   const { plan, postFilters } = planQuery(ep, req, sql.dialect, full ? ep.fullColumns : [])
   const keys = plan.orderBy.map((k) => k.column)
   const fetch = async (after?: readonly SqlValue[]) => {
@@ -65,9 +77,11 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     let page = firstPage
     let count = 0
     for (;;) {
-      for (const row of keep(page)) {
-        if (full) {
-          const result = await fullForm(ep, ctx, row)
+      const rows = keep(page)
+      const form = full ? await fullForms(ep, ctx, rows) : undefined
+      for (const row of rows) {
+        if (form) {
+          const result = form(row)
           if (result.issue !== undefined) req.issues.push(result.issue)
           if (result.value === undefined) continue
           if (count++ > 0) out.push(COMMA)

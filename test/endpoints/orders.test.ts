@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test'
 import { documentsFixture } from '../fixtures/documents.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
-import { READ_FAILURE, failingReads } from '../support/failing-sql.js'
+import { READ_FAILURE, failingReads, loggedReads } from '../support/failing-sql.js'
+import type { LoggedRead } from '../support/failing-sql.js'
 import { expectList } from '../support/list.js'
 import { uuid } from '../support/refs.js'
 
@@ -171,7 +172,7 @@ for (const backend of BACKENDS) {
   describe(`${backend}: orders, Товары that cannot be read`, () => {
     let app: TestApp
     before(async () => {
-      const broken = (text: string, params: readonly unknown[]) => text.includes('FROM doc_customer_orders_goods') && params[0] === uuid('зк-1')
+      const broken = (text: string, params: readonly unknown[]) => text.includes('FROM doc_customer_orders_goods') && params.includes(uuid('зк-1'))
       app = await startApp(documentsFixture, { backend, wrapSql: failingReads(broken) })
     })
     after(() => app.close())
@@ -182,6 +183,32 @@ for (const backend of BACKENDS) {
         data: ALL_FULL.filter((d) => d !== ЗК1_FULL),
         errors: [CYCLE_ERROR, `orders: документ ${uuid('зк-1')}: ${READ_FAILURE}`],
       })
+    })
+  })
+
+  describe(`${backend}: orders, the reads of a page`, () => {
+    const log: LoggedRead[] = []
+    const LABELS = ['зк-1', 'зк-2', 'зк-3', 'зк-4', 'спец-а', 'спец-б', 'спец-в', 'спец-г', 'спец-x', 'спец-y', 'спец-нет']
+    const label = new Map(LABELS.map((l) => [uuid(l) as unknown, l]))
+    let app: TestApp
+    before(async () => {
+      app = await startApp(documentsFixture, { backend, wrapSql: loggedReads(log) })
+    })
+    after(() => app.close())
+
+    it('are one query for the goods and two per level of specifications, each specification read once', async () => {
+      log.length = 0
+      assert.deepEqual((await app.api(`${URL}?full=true`)).json, { data: ALL_FULL, errors: [CYCLE_ERROR] })
+      const reads = log.map((r) => [/FROM (\w+)/.exec(r.text)![1], r.params.map((p) => label.get(p) ?? p).join(' ')])
+      // Refs in the order met; a list is padded to a power of two with its last ref.
+      const level0 = 'спец-x спец-y спец-а спец-б спец-нет спец-в спец-в спец-в'
+      assert.deepEqual(reads.slice(1), [
+        ['doc_customer_orders_goods', 'зк-2 зк-1 зк-4 зк-3'],
+        ['cat_specifications', level0],
+        ['cat_specifications_materials', level0],
+        ['cat_specifications', 'спец-г'],
+        ['cat_specifications_materials', 'спец-г'],
+      ])
     })
   })
 }

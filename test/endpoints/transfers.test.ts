@@ -4,7 +4,8 @@ import { productionFixture } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { PART_FAILURE, failingPart } from '../support/failing-sql.js'
+import { PART_FAILURE, failingPart, loggedReads } from '../support/failing-sql.js'
+import type { LoggedRead } from '../support/failing-sql.js'
 
 const T4 = { Номер: 'ПМ-000004', Дата: '', СкладОтправитель: '', СкладПолучатель: '', Ответственный: '', Комментарий: '', Материалы: '0 позиций' }
 const T2 = {
@@ -165,6 +166,47 @@ for (const backend of BACKENDS) {
 
     it('without full nothing reads the tabular part', async () => {
       assert.deepEqual(await get(app, '?code=000001'), { data: [T1], errors: [] })
+    })
+  })
+
+  describe(`GET /main/hs/transfers/get, the goods of a page read at once (${backend})`, () => {
+    const log: LoggedRead[] = []
+    const goodsReads = () => log.filter((r) => r.text.includes('FROM doc_transfers_goods ')).map((r) => [r.params, r.failed])
+    // In row order; five refs are sent as eight, the last one repeated.
+    const [t4, t2, t1, t3, t5] = ['t4', 't2', 't1', 't3', 't5'].map((label) => uuid(label))
+    let app: TestApp
+    let failing: TestApp
+    before(async () => {
+      app = await startApp(productionFixture, { backend, wrapSql: loggedReads(log) })
+      failing = await startApp(productionFixture, { backend, wrapSql: (sql) => loggedReads(log)(failingPart('doc_transfers_goods', t1!)(sql)) })
+    })
+    after(async () => {
+      await app.close()
+      await failing.close()
+    })
+
+    it('one query reads the goods of every document of the page', async () => {
+      log.length = 0
+      const res = await app.api('/main/hs/transfers/get?full=1&code=000')
+      assert.deepEqual(res.json, { data: [T4_FULL, T2_FULL, T1_FULL, T3_FULL, T5_FULL], errors: [] })
+      assert.deepEqual(goodsReads(), [[[t4, t2, t1, t3, t5, t5, t5, t5], false]])
+    })
+
+    it('a batch that fails for one document is read again document by document: the answer of per-document reads', async () => {
+      log.length = 0
+      const res = await failing.api('/main/hs/transfers/get?full=1&code=000')
+      assert.deepEqual(res.json, {
+        data: [T4_FULL, T2_FULL, { ...T1_FULL, Товары: [] }, T3_FULL, T5_FULL],
+        errors: [`Перемещение товаров ПМ-000001 от 05.03.2026: не удалось прочитать табличную часть Товары: ${PART_FAILURE}`],
+      })
+      assert.deepEqual(goodsReads(), [
+        [[t4, t2, t1, t3, t5, t5, t5, t5], true],
+        [[t4], false],
+        [[t2], false],
+        [[t1], true],
+        [[t3], false],
+        [[t5], false],
+      ])
     })
   })
 }

@@ -1,10 +1,14 @@
 // Full forms of what a document links to: referenced documents ({Тип, Номер, Дата,
-// НомерДата}, data-format.md § Derived values) and attachments (Вложения).
+// НомерДата}, data-format.md § Derived values) and attachments (Вложения), read for a
+// whole page of documents (by-owner.ts); each returned function throws the failure of
+// that document's own read.
 import { documentKind, numberDate } from '../../format/values.js'
 import { dmy } from '../../pipeline/dates.js'
 import { Base64Blob } from '../../pipeline/json-stream.js'
 import { BLOB_CHUNK, chunkTable } from '../../store/blobs.js'
 import type { SqlPort } from '../../store/sql.js'
+import { readByOwner } from './by-owner.js'
+import type { ByOwner } from './by-owner.js'
 
 export interface LinkedDocument {
   readonly Тип: string
@@ -23,41 +27,58 @@ function linked(type: string, number: string | null, date: string | null): Linke
   return { Тип: documentKind(type), Номер: number, Дата: dmy(date), НомерДата: numberDate(number, date) }
 }
 
-/** The document a composite reference column (`basis`, `deal`) of `table` row `ref` names. */
-export async function referencedDocument(sql: SqlPort, table: string, column: string, ref: string): Promise<LinkedDocument> {
-  const rows = await sql.all<{ type: string; number: string; date: string }>(
-    `SELECT s.${column}_type AS type, o.presentation AS number, o.date FROM ${table} s JOIN objects o ON o.ref = s.${column} WHERE s.ref = ?`,
-    [ref],
+/** The document a composite reference column (`basis`, `deal`) names, for `table` rows `refs`. */
+export async function referencedDocuments(
+  sql: SqlPort,
+  table: string,
+  column: string,
+  refs: readonly string[],
+): Promise<(ref: string) => LinkedDocument> {
+  const rows = await readByOwner<{ owner: string; type: string; number: string; date: string }>(
+    sql,
+    (list) =>
+      `SELECT s.ref AS owner, s.${column}_type AS type, o.presentation AS number, o.date FROM ${table} s ` +
+      `JOIN objects o ON o.ref = s.${column} WHERE s.ref IN (${list})`,
+    refs,
   )
-  const r = rows[0]
-  return r ? linked(r.type, r.number, r.date) : NO_DOCUMENT
+  return (ref) => {
+    const r = rows(ref)[0]
+    return r ? linked(r.type, r.number, r.date) : NO_DOCUMENT
+  }
 }
 
 /**
  * ДокументыРасчетовСКонтрагентом: the payment documents (recorders) of the
- * ЗаявкиНаРасходованиеСредств records that point to the request, oldest first.
+ * ЗаявкиНаРасходованиеСредств records that point to each request, oldest first.
  */
-export async function settlementDocuments(sql: SqlPort, request: string): Promise<LinkedDocument[]> {
+export async function settlementDocuments(sql: SqlPort, requests: readonly string[]): Promise<ByOwner<LinkedDocument>> {
   // COALESCE: engines disagree on where NULLs sort; a recorder that is not stored sorts first.
-  const rows = await sql.all<{ type: string; found: string | null; number: string; date: string }>(
-    "SELECT DISTINCT r.recorder, r.recorder_type AS type, o.ref AS found, COALESCE(o.presentation, '') AS number, COALESCE(o.date, '') AS date " +
-      'FROM reg_expense_payments r LEFT JOIN objects o ON o.ref = r.recorder WHERE r.request = ? ORDER BY date, number, recorder',
-    [request],
+  const rows = await readByOwner<{ owner: string; type: string; found: string | null; number: string; date: string }>(
+    sql,
+    (list) =>
+      "SELECT DISTINCT r.request AS owner, r.recorder, r.recorder_type AS type, o.ref AS found, COALESCE(o.presentation, '') AS number, " +
+      "COALESCE(o.date, '') AS date FROM reg_expense_payments r LEFT JOIN objects o ON o.ref = r.recorder " +
+      `WHERE r.request IN (${list}) ORDER BY owner, date, number, recorder`,
+    requests,
   )
-  return rows.map((r) => (r.found === null ? linked(r.type, null, null) : linked(r.type, r.number, r.date)))
+  return (request) => rows(request).map((r) => (r.found === null ? linked(r.type, null, null) : linked(r.type, r.number, r.date)))
 }
 
 interface AttachmentRow {
+  readonly owner: string
   readonly ref: string
   readonly file_name: string
   readonly size: number | null
 }
 
-/** Attachments of a document, the same ones attachmentCount counts, by file name. */
-function attachments(sql: SqlPort, owner: string): Promise<AttachmentRow[]> {
-  return sql.all<AttachmentRow>(
-    'SELECT ref, file_name, data_size AS size FROM cat_attachments WHERE object = ? AND deletion_mark = 0 ORDER BY file_name, ref',
-    [owner],
+/** Attachments of each document of `owners`, the same ones attachmentCount counts, by file name. */
+function attachments(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<AttachmentRow>> {
+  return readByOwner<AttachmentRow>(
+    sql,
+    (list) =>
+      'SELECT object AS owner, ref, file_name, data_size AS size FROM cat_attachments ' +
+      `WHERE object IN (${list}) AND deletion_mark = 0 ORDER BY object, file_name, ref`,
+    owners,
   )
 }
 
@@ -74,12 +95,20 @@ function content(sql: SqlPort, ref: string, size: number): Base64Blob {
   })
 }
 
-/** Вложения with `full=true` (payments, receipts): `[{ ИмяФайла, Данные (Base64) }]`. */
-export async function attachmentFiles(sql: SqlPort, owner: string): Promise<{ ИмяФайла: string; Данные: Base64Blob }[]> {
-  return (await attachments(sql, owner)).map((a) => ({ ИмяФайла: a.file_name, Данные: content(sql, a.ref, Number(a.size ?? 0)) }))
+/** Вложения with `full=true` (payments, receipts): `[{ ИмяФайла, Данные (Base64) }]`; the contents are read only when serialized. */
+export async function attachmentFiles(
+  sql: SqlPort,
+  owners: readonly string[],
+): Promise<ByOwner<{ ИмяФайла: string; Данные: Base64Blob }>> {
+  const rows = await attachments(sql, owners)
+  return (owner) => rows(owner).map((a) => ({ ИмяФайла: a.file_name, Данные: content(sql, a.ref, Number(a.size ?? 0)) }))
 }
 
 /** Вложения with `full=true` (sorders): `[{ ЕстьВложение, ИмяФайла, ИдентификаторХранилища }]`. */
-export async function attachmentList(sql: SqlPort, owner: string): Promise<{ ЕстьВложение: true; ИмяФайла: string; ИдентификаторХранилища: string }[]> {
-  return (await attachments(sql, owner)).map((a) => ({ ЕстьВложение: true, ИмяФайла: a.file_name, ИдентификаторХранилища: a.ref }))
+export async function attachmentList(
+  sql: SqlPort,
+  owners: readonly string[],
+): Promise<ByOwner<{ ЕстьВложение: true; ИмяФайла: string; ИдентификаторХранилища: string }>> {
+  const rows = await attachments(sql, owners)
+  return (owner) => rows(owner).map((a) => ({ ЕстьВложение: true, ИмяФайла: a.file_name, ИдентификаторХранилища: a.ref }))
 }

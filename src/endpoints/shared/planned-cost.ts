@@ -33,6 +33,15 @@ export interface OrderRow {
   readonly mainSpec: string
 }
 
+/** The specifications `row()` may read for the row: its own, then the main one (none for a stored cost). */
+export const rowSpecifications = (row: OrderRow): string[] => (row.plannedCost !== 0 ? [] : [row.specification, row.mainSpec])
+
+/** A material row's own amount: Сумма, else Количество × Цена. */
+const ownAmount = (m: MaterialRow): number => (m.amount !== 0 ? m.amount : round2(m.quantity * m.price))
+
+/** The main specification a material row's cost is taken from (its own amount is 0), else ''. */
+export const nestedSpecification = (m: MaterialRow): string => (ownAmount(m) === 0 ? m.mainSpec : '')
+
 /**
  * One calculator per request: specifications are loaded once, and a unit cost found
  * without meeting a cycle is the same from every starting point, so it is kept.
@@ -83,9 +92,8 @@ export class PlannedCosts {
     path.push(ref)
     let total = spec.costs.reduce((sum, c) => sum + c, 0)
     for (const m of spec.materials) {
-      let amount = m.amount !== 0 ? m.amount : round2(m.quantity * m.price)
-      if (amount === 0 && m.mainSpec !== '') amount = round2(m.quantity * (await this.#unitCost(m.mainSpec, path, cycles)))
-      total += amount
+      const nested = nestedSpecification(m)
+      total += nested === '' ? ownAmount(m) : round2(m.quantity * (await this.#unitCost(nested, path, cycles)))
     }
     path.pop()
     const cost = round2(total)

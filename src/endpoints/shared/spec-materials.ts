@@ -8,6 +8,8 @@ import { fold } from '../../pipeline/fold.js'
 import { messages } from '../../pipeline/messages.js'
 import type { Condition } from '../../store/plan.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
+import { readByOwner } from './by-owner.js'
+import type { ByOwner } from './by-owner.js'
 import { NOMENCLATURE_SEARCH } from './nomenclature-search.js'
 import { text } from './tabular.js'
 
@@ -71,6 +73,7 @@ export function deliveryInRange(year: string, month: string | undefined, issues:
 }
 
 interface MaterialRow {
+  readonly owner: string
   readonly code: string | null
   readonly name: string | null
   readonly quantity: number
@@ -80,17 +83,17 @@ interface MaterialRow {
   readonly ngroup: string | null
 }
 
-/** The materials rows of one specification in the stored order, or only those `filter` keeps. */
-export function readMaterials(sql: SqlPort, owner: string, filter?: RowFilter): Promise<MaterialRow[]> {
-  const query =
-    'SELECT n.code, n.name, m.quantity, u.presentation AS unit, m.price, m.amount, g.presentation AS ngroup ' +
+/** The materials rows of each specification of `owners` in the stored order, or only those `filter` keeps. */
+export function readMaterials(sql: SqlPort, owners: readonly string[], filter?: RowFilter): Promise<ByOwner<MaterialRow>> {
+  const query = (list: string) =>
+    'SELECT m.owner, n.code, n.name, m.quantity, u.presentation AS unit, m.price, m.amount, g.presentation AS ngroup ' +
     'FROM cat_specifications_materials m LEFT JOIN cat_nomenclature n ON n.ref = m.nomenclature ' +
     'LEFT JOIN objects u ON u.ref = m.unit LEFT JOIN objects g ON g.ref = n.ngroup' +
     (filter ? ` JOIN ${NOMENCLATURE_SEARCH} x ON x.ref = m.nomenclature` : '') +
-    ' WHERE m.owner = ?' +
+    ` WHERE m.owner IN (${list})` +
     (filter ? ` AND ${filter.text}` : '') +
-    ' ORDER BY m.line'
-  return sql.all<MaterialRow>(query, [owner, ...(filter?.params ?? [])])
+    ' ORDER BY m.owner, m.line'
+  return readByOwner<MaterialRow>(sql, query, owners, filter?.params)
 }
 
 /** Материалы[] and СуммаМатериалов: Σ of Сумма where non-zero, else Количество × Цена (rounded once, at the end). */

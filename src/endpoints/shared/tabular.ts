@@ -1,10 +1,11 @@
-// Tabular parts of one document, read at request time for the `full` forms (so every
-// reference in a row prints the referenced object's current presentation), and the
+// Tabular parts of a page's documents, read at request time for the `full` forms (so
+// every reference in a row prints the referenced object's current presentation), and the
 // per-document failure handling the spec asks for (§ Errors: a problem with a single
 // document goes to `errors`; the other documents stay in `data`).
 import { numberDate } from '../../format/values.js'
 import { messages } from '../../pipeline/messages.js'
-import type { Row, SqlPort } from '../../store/sql.js'
+import type { Row } from '../../store/sql.js'
+import type { OwnersQuery } from './by-owner.js'
 
 /** The short form kept in the read model, as an object the full form extends. */
 export const shortOf = (row: Row): Record<string, unknown> => JSON.parse((row.short as Buffer).toString('utf8')) as Record<string, unknown>
@@ -13,6 +14,7 @@ export const text = (v: unknown): string => (v === null || v === undefined ? '' 
 
 /** One printed row: `Номенклатура`, `ЕдиницаИзмерения` (and `ХарактеристикаНоменклатуры`) are presentations. */
 export interface PartRow {
+  readonly owner: string
   readonly row_number: string
   readonly nomenclature: string | null
   readonly characteristic?: string | null
@@ -22,29 +24,26 @@ export interface PartRow {
 
 /**
  * Rows of a tabular part with `Номенклатура`, `ЕдиницаИзмерения`, `Количество` (and, for
- * goods transfers, `ХарактеристикаНоменклатуры`), in the stored order.
+ * goods transfers, `ХарактеристикаНоменклатуры`), in the stored order (for readByOwner).
  */
-export function partQuery(table: string, withCharacteristic = false): string {
-  return (
-    `SELECT t.row_number, n.presentation AS nomenclature, u.presentation AS unit, t.quantity` +
+export function partQuery(table: string, withCharacteristic = false): OwnersQuery {
+  return (list) =>
+    `SELECT t.owner, t.row_number, n.presentation AS nomenclature, u.presentation AS unit, t.quantity` +
     (withCharacteristic ? ', c.presentation AS characteristic' : '') +
     ` FROM ${table} t LEFT JOIN objects n ON n.ref = t.nomenclature LEFT JOIN objects u ON u.ref = t.unit` +
     (withCharacteristic ? ' LEFT JOIN objects c ON c.ref = t.characteristic' : '') +
-    ' WHERE t.owner = ? ORDER BY t.line'
-  )
+    ` WHERE t.owner IN (${list}) ORDER BY t.owner, t.line`
 }
-
-export const readPart = (sql: SqlPort, query: string, owner: string): Promise<PartRow[]> => sql.all<PartRow>(query, [owner])
 
 /** How an `errors` entry names a document: `<kind> <Номер> от <DD.MM.YYYY>` (read-model columns `number`, `doc_date`). */
 export const documentLabel = (kind: string, row: Row): string => `${kind} ${numberDate(text(row.number), text(row.doc_date))}`
 
 export type PartResult<T> = { readonly rows: T; readonly issue?: undefined } | { readonly rows?: undefined; readonly issue: string }
 
-/** Reads one tabular part; a failure becomes the `errors` entry the caller reports. */
-export async function tryPart<T>(read: () => Promise<T>, what: string, part: string): Promise<PartResult<T>> {
+/** One document's tabular part (e.g. from readByOwner); its read failure becomes the `errors` entry the caller reports. */
+export function tryPart<T>(read: () => T, what: string, part: string): PartResult<T> {
   try {
-    return { rows: await read() }
+    return { rows: read() }
   } catch (err) {
     return { issue: messages.tabularRead(what, part, err instanceof Error ? err.message : String(err)) }
   }
