@@ -11,6 +11,7 @@ import {
   documentColumns,
   documentValues,
   foldedColumns,
+  foldedValues,
   newestFirst,
   newestFirstIndex,
   period,
@@ -52,13 +53,7 @@ export const orders: ListEndpoint = {
     build: (r) => ({
       values: {
         ...documentValues(r, 'date'),
-        contract_f: fold(String(r.contract)),
-        counterparty_f: fold(String(r.counterparty)),
-        inn_f: fold(String(r.inn)),
-        organization_f: fold(String(r.organization)),
-        warehouse_f: fold(String(r.warehouse)),
-        responsible_f: fold(String(r.responsible)),
-        comment_f: fold(String(r.comment)),
+        ...foldedValues(r, 'contract', 'counterparty', 'inn', 'organization', 'warehouse', 'responsible', 'comment'),
       },
       short: {
         Номер: r.number,

@@ -4,7 +4,6 @@
 // the rows' planned cost is printed as stored. No contract or tax-id filters.
 import { summary } from '../format/values.js'
 import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
 import {
@@ -13,6 +12,7 @@ import {
   documentColumns,
   documentValues,
   foldedColumns,
+  foldedValues,
   newestFirst,
   newestFirstIndex,
   period,
@@ -41,11 +41,7 @@ export const sorders: ListEndpoint = {
     build: (r) => ({
       values: {
         ...documentValues(r, 'date'),
-        counterparty_f: fold(String(r.counterparty)),
-        organization_f: fold(String(r.organization)),
-        warehouse_f: fold(String(r.warehouse)),
-        responsible_f: fold(String(r.responsible)),
-        comment_f: fold(String(r.comment)),
+        ...foldedValues(r, 'counterparty', 'organization', 'warehouse', 'responsible', 'comment'),
       },
       short: {
         Номер: r.number,

@@ -25,6 +25,10 @@ export function documentColumns(periodColumn: string): ColumnDef[] {
 /** Folded copies of printed fields for the post-filters (spec § Common rules 6). */
 export const foldedColumns = (...names: string[]): ColumnDef[] => names.map((name) => ({ name, type: 'text' }))
 
+/** `<name>_f`: the folded text of each named column of `r`, for foldedColumns() filters. */
+export const foldedValues = (r: Row, ...names: string[]): Record<string, string> =>
+  Object.fromEntries(names.map((n) => [`${n}_f`, fold(String(r[n]))]))
+
 /** The values of documentColumns() from a row that selected `number`, `amount`, `posted` and the period column. */
 export function documentValues(r: Row, periodColumn: string): Record<string, SqlValue> {
   return {
