@@ -1,7 +1,8 @@
 // `npm run bench`: requests per second and p99 latency of docgate endpoints on demo
 // data under a loopback load, beside a bare node:http server sending the same bytes.
 // Environment: BENCH_SECONDS (default 5), BENCH_SCALE (demo scale, default 1),
-// DOCGATE_BENCH_PG_URL (also measure on PostgreSQL; a database is created there and dropped).
+// DOCGATE_BENCH_PG_URL or DOCGATE_TEST_PG_URL (also measure on PostgreSQL; a database is
+// created there and dropped).
 import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -58,7 +59,7 @@ const sqlite = join(dir, 'bench.db')
 await prepare(sqlite)
 await measure('sqlite', sqlite)
 
-const pgUrl = process.env.DOCGATE_BENCH_PG_URL
+const pgUrl = process.env.DOCGATE_BENCH_PG_URL ?? process.env.DOCGATE_TEST_PG_URL
 if (pgUrl) {
   const name = `docgate_bench_${randomBytes(4).toString('hex')}`
   const admin = new pg.Client({ connectionString: pgUrl })
