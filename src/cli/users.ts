@@ -2,7 +2,7 @@
 import { generatePassword, hashPassword } from '../auth/password.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { openWritable, resolveDb } from '../store/open.js'
-import { listUsers, putUser, revokeUser } from '../users/store.js'
+import { listUsers, normalizeName, putUser, revokeUser } from '../users/store.js'
 
 export const SERVICES = [...ENDPOINTS.map((e) => e.service), 'health']
 
@@ -40,13 +40,13 @@ export async function users(flags: { db?: string; methods?: string; 'password-st
       }
       const password = given ?? generatePassword()
       await putUser(sql, name, await hashPassword(password), methods)
-      console.log(`user ${name.normalize('NFC')} added (methods: ${methods.join(',')})`)
+      console.log(`user ${normalizeName(name)} added (methods: ${methods.join(',')})`)
       if (given === undefined) console.log(`password: ${password}`)
       return 0
     }
     if (action === 'revoke') {
       if (!(await revokeUser(sql, name))) throw new Error(`no user named ${name}`)
-      console.log(`user ${name.normalize('NFC')} revoked`)
+      console.log(`user ${normalizeName(name)} revoked`)
       return 0
     }
     throw new Error(`unknown users action "${action ?? ''}" (add, revoke, list)`)

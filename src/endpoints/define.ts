@@ -49,10 +49,9 @@ export type Param = Named &
     | { readonly stage: 'raw' }
   )
 
+/** `from` and `to` on a date column, only together (spec § Common rules 4). */
 export interface Period {
   readonly column: string
-  /** `both`: `from` and `to` only together (spec § Common rules 4). */
-  readonly pairing: 'both'
   /** Whether a `date` parameter (one whole day) exists. */
   readonly date: boolean
 }

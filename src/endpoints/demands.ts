@@ -52,7 +52,7 @@ export const demands: ListEndpoint = {
       }
     },
   },
-  period: { column: 'doc_date', pairing: 'both', date: false },
+  period: { column: 'doc_date', date: false },
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
     { name: 'warehouse', stage: 'database', match: 'contains', column: 'warehouse_f' },

@@ -58,7 +58,7 @@ export const morders: ListEndpoint = {
       },
     }),
   },
-  period: { column: 'doc_date', pairing: 'both', date: false },
+  period: { column: 'doc_date', date: false },
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
     { name: 'contract', stage: 'database', match: 'contains', column: 'comment_f', slash: true },

@@ -58,7 +58,7 @@ export const transfers: ListEndpoint = {
       }
     },
   },
-  period: { column: 'doc_date', pairing: 'both', date: true },
+  period: { column: 'doc_date', date: true },
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
     { name: 'responsible', stage: 'database', match: 'contains', column: 'responsible_f' },

@@ -107,15 +107,16 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     }
   })
 
+  const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
+
   app.get<{ Params: { service: string } }>('/main/hs/:service/get', async (req, reply) => {
     const endpoint = endpointByService.get(req.params.service)
-    if (!endpoint) return reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}')
+    if (!endpoint) return reply.code(404).type(JSON_TYPE).send(NOT_FOUND)
     const auth = await options.auth.authenticate(authorizationValues(req), req.ip, endpoint.service)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     let body: Body
     try {
       const pairs = queryPairs(rawQuery(req))
-      const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
       body = endpoint.kind === 'list' ? await runList(endpoint, pairs, run) : await runComputed(endpoint, pairs, run)
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
@@ -128,11 +129,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   // CORS preflight (decision D4): a browser front end sends Authorization, which a simple
   // request cannot carry, so it asks first. Health sets no CORS header (spec), so it has none.
   app.options<{ Params: { service: string } }>('/main/hs/:service/get', async (req, reply) => {
-    if (!endpointByService.has(req.params.service)) return reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}')
+    if (!endpointByService.has(req.params.service)) return reply.code(404).type(JSON_TYPE).send(NOT_FOUND)
     return reply.code(204).headers(PREFLIGHT).send()
   })
 
-  app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send('{"error":"Not Found"}'))
+  app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send(NOT_FOUND))
   app.setErrorHandler((err, req, reply) => {
     req.log.error({ err }, 'unhandled error')
     const code = (err as { statusCode?: unknown }).statusCode

@@ -1,5 +1,6 @@
 // Credentials live in the store (cli.md § users), so every server over the same
 // database sees the same users. Only hashes are stored.
+import { normalizeCredential } from '../auth/basic.js'
 import type { SqlPort } from '../store/sql.js'
 
 export interface StoredUser {
@@ -23,8 +24,8 @@ const toUser = (r: UserRow): StoredUser => ({
   createdAt: r.created_at,
 })
 
-/** Names are kept NFC-normalised so that any Unicode spelling of a name is one user. */
-export const normalizeName = (name: string): string => name.normalize('NFC')
+/** Names are kept NFC-normalised so that any Unicode spelling of a name is one user (decision D1). */
+export const normalizeName = normalizeCredential
 
 export async function putUser(sql: SqlPort, name: string, hash: string, methods: readonly string[], now = new Date()): Promise<void> {
   await sql.run(

@@ -13,7 +13,7 @@ const params: Param[] = [
   { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
   { name: 'contractor', aliases: ['contactor', 'supplier'], stage: 'post-filter', match: 'contains', column: 'c_f' },
 ]
-const spec = { params, period: { column: 'date', pairing: 'both' as const, date: true } }
+const spec = { params, period: { column: 'date', date: true } }
 const parse = (q: string) => parseRequest(spec, queryPairs(q))
 
 describe('parameter parsing', () => {

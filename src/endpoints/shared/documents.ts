@@ -44,7 +44,7 @@ export function documentValues(r: Row, periodColumn: string): Record<string, Sql
 export const newestFirstIndex = (periodColumn: string): readonly string[] => [periodColumn, 'number', 'ref']
 
 /** `from`/`to` only together, `date` one whole day (spec § Common rules 4). */
-export const period = (column: string): Period => ({ column, pairing: 'both', date: true })
+export const period = (column: string): Period => ({ column, date: true })
 
 /** "sorted by date descending, then number descending" (each document endpoint). */
 export const newestFirst = (periodColumn: string): SortKey[] => [
