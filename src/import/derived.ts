@@ -8,7 +8,6 @@
 import { cashTurnovers } from '../endpoints/shared/cash-turnovers.js'
 import type { TableDef } from '../store/schema.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
-import type { Operation } from './validate.js'
 
 export interface DerivedTable {
   /** Its meta key (`derived:<name>`) holds the definition signature. */
@@ -44,23 +43,25 @@ export class DerivedChanges {
     this.#tables = tables
   }
 
-  /** Before a record set is written: the keys of the rows it replaces. */
-  async before(op: Operation): Promise<void> {
-    if (op.op !== 'records') return
+  /** Source columns whose old values a replaced record set of `table` must report. */
+  columnsOf(table: string): readonly string[] {
+    return this.#tables.filter((d) => d.source === table).flatMap((d) => d.keyColumns)
+  }
+
+  /** The rows a record set replaced (with at least columnsOf(table)), before its new rows. */
+  removed(table: string, rows: readonly Row[]): void {
     for (const d of this.#tables) {
-      if (d.source !== op.decl.table || this.#keys.get(d) === 'all') continue
-      const rows = await this.#sql.all<Row>(`SELECT ${d.keyColumns.join(', ')} FROM ${d.source} WHERE recorder = ?`, [op.recorder])
+      if (d.source !== table || this.#keys.get(d) === 'all') continue
       for (const row of rows) this.#add(d, d.key(d.keyColumns.map((c) => row[c] as SqlValue)))
     }
   }
 
-  /** After a record set is written: the keys of its new rows. */
-  after(op: Operation): void {
-    if (op.op !== 'records') return
+  /** The rows a record set wrote. */
+  added(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): void {
     for (const d of this.#tables) {
-      if (d.source !== op.decl.table || this.#keys.get(d) === 'all') continue
-      const at = d.keyColumns.map((c) => op.columns.indexOf(c))
-      for (const row of op.rows) this.#add(d, d.key(at.map((i) => row[i] ?? null)))
+      if (d.source !== table || this.#keys.get(d) === 'all') continue
+      const at = d.keyColumns.map((c) => columns.indexOf(c))
+      for (const row of rows) this.#add(d, d.key(at.map((i) => row[i] ?? null)))
     }
   }
 

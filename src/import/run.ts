@@ -34,8 +34,8 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
   const unknownKeys = new Map<string, number>()
   try {
     await sql.transaction(async () => {
-      const writer = new Writer(sql)
       const derived = new DerivedChanges(sql)
+      const writer = new Writer(sql, derived)
       for await (const entry of entries) {
         if ('error' in entry) {
           invalid.push({ line: entry.line, type: '', ref: '', reason: entry.error })
@@ -52,9 +52,7 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
         }
         // After the first invalid line nothing will be committed; keep validating only.
         if (invalid.length > 0) continue
-        await derived.before(v.operation)
         await writer.apply(v.operation)
-        derived.after(v.operation)
         const label = v.operation.op === 'delete' ? `${v.operation.type} (deleted)` : (entry.value as { type: string }).type
         counts[label] = (counts[label] ?? 0) + 1
       }
