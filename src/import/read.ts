@@ -1,38 +1,71 @@
 // Import files → (line number, parsed value) pairs. NDJSON is streamed; a file whose
 // first non-blank character is `[` is one JSON array; `.gz` is gunzipped on the fly.
 import { createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
 import { createGunzip } from 'node:zlib'
 import type { Readable } from 'node:stream'
 
 export type Entry = { readonly line: number; readonly value: unknown } | { readonly line: number; readonly error: string }
 
+const NL = 0x0a
+const CR = 0x0d
+
 function open(path: string): Readable {
-  const raw = createReadStream(path)
+  const raw = createReadStream(path, { highWaterMark: 1 << 20 })
   return path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw
 }
 
+/**
+ * The file's lines (LF or CRLF), each decoded once. Splitting the bytes, rather than
+ * decoding chunks and splitting text as readline does, spares a copy of every line;
+ * a line longer than a chunk (an attachment) is joined from its pieces once.
+ */
+async function* lines(input: Readable): AsyncGenerator<string> {
+  let pending: Buffer[] = []
+  for await (const chunk of input as AsyncIterable<Buffer>) {
+    let start = 0
+    for (let nl = chunk.indexOf(NL); nl !== -1; nl = chunk.indexOf(NL, start)) {
+      const piece = chunk.subarray(start, nl)
+      const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece])
+      pending = []
+      yield line.toString('utf8', 0, line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length)
+      start = nl + 1
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start))
+  }
+  if (pending.length > 0) {
+    const line = Buffer.concat(pending)
+    yield line.toString('utf8', 0, line[line.length - 1] === CR ? line.length - 1 : line.length)
+  }
+}
+
+const BOM = 0xfeff
+const withoutBom = (line: string): string => (line.charCodeAt(0) === BOM ? line.slice(1) : line)
+
 export async function* readEntries(path: string): AsyncGenerator<Entry> {
-  const lines = createInterface({ input: open(path), crlfDelay: Infinity })
   let n = 0
   let started = false
   let arrayText: string[] | undefined
-  for await (const line of lines) {
+  for await (const line of lines(open(path))) {
     n++
     if (arrayText) {
       arrayText.push(line)
       continue
     }
-    const trimmed = line.replace(/^\uFEFF/, '').trim()
-    if (trimmed === '') continue
-    if (!started && trimmed.startsWith('[')) {
-      arrayText = [line.replace(/^\uFEFF/, '')]
-      continue
+    const text = withoutBom(line)
+    if (!started) {
+      const trimmed = text.trim()
+      if (trimmed === '') continue
+      if (trimmed.startsWith('[')) {
+        arrayText = [text]
+        continue
+      }
+      started = true
     }
-    started = true
     try {
-      yield { line: n, value: JSON.parse(line.charCodeAt(0) === 0xfeff ? line.slice(1) : line) }
+      yield { line: n, value: JSON.parse(text) }
     } catch (err) {
+      // A blank line between objects is allowed; JSON.parse names it "Unexpected end".
+      if (text.trim() === '') continue
       yield { line: n, error: `not JSON: ${(err as Error).message}` }
     }
   }

@@ -103,6 +103,32 @@ for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
     assert.deepEqual(await names(), ['А', 'Б', 'В', 'Г'])
   })
 
+  it('reads CRLF lines, a BOM, blank lines and a line longer than a read chunk', async () => {
+    const file = join(dir, 'crlf.ndjson')
+    // 1.4 MB of UTF-8 in one line: it spans two 1 MiB read chunks, with a character split between them.
+    const long = 'Ж'.repeat(700_000)
+    const attachment = {
+      type: 'Справочник.ХранилищеДополнительнойИнформации',
+      ref: uuid('f'),
+      Объект: { type: 'Документ.ЗаявкаНаРасходованиеСредств', ref: uuid('r') },
+      ИмяФайла: long,
+    }
+    writeFileSync(file, `\uFEFF${JSON.stringify(wh('a', 'А'))}\r\n\r\n${JSON.stringify(attachment)}\r\n  \n${JSON.stringify(wh('c', 'В'))}`)
+    const entries = []
+    for await (const e of readEntries(file)) entries.push(e)
+    assert.deepEqual(
+      entries.map((e) => ('value' in e ? [e.line, (e.value as { ref: string }).ref] : [e.line, e.error])),
+      [
+        [1, uuid('a')],
+        [3, uuid('f')],
+        [5, uuid('c')],
+      ],
+    )
+    assert.equal((await importEntries(sql, readEntries(file))).ok, true)
+    assert.deepEqual(await names(), ['А', 'В'])
+    assert.deepEqual(await sql.all('SELECT file_name FROM cat_attachments'), [{ file_name: long }])
+  })
+
   it('upserts by ref and replaces tabular parts whole', async () => {
     const doc = (rows: number) => ({
       type: 'Документ.ТребованиеНакладная',
