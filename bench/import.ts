@@ -1,11 +1,17 @@
-// `npm run bench:import`: objects per second of `docgate import` over demo NDJSON files.
+// `npm run bench:import`: objects per second of `docgate import` over demo NDJSON files,
+// then the floor of that figure for each file: what JSON.parse alone costs per line, and
+// what the table writes alone cost (no validation, read models, derived tables or
+// reference check), each measured on its own.
 // Environment: BENCH_SCALE (default 1).
-import { createWriteStream } from 'node:fs'
+import { createWriteStream, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { demoFiles } from '../src/demo/generate.js'
 import { readEntries } from '../src/import/read.js'
 import { importEntries } from '../src/import/run.js'
+import { validate } from '../src/import/validate.js'
+import type { Operation } from '../src/import/validate.js'
+import { Writer } from '../src/import/writer.js'
 import { openWritable } from '../src/store/open.js'
 import { benchDir } from './harness.js'
 
@@ -41,3 +47,28 @@ for (const f of files) {
 }
 console.log(`${'total'.padEnd(36)}${String(total).padStart(10)}${totalSeconds.toFixed(2).padStart(10)}${Math.round(total / totalSeconds).toString().padStart(12)}`)
 await sql.close()
+
+const perLine = (ns: bigint, n: number): string => (Number(ns) / 1000 / n).toFixed(1).padStart(10)
+console.log('\nfloor, microseconds per object:')
+console.log(`${'file'.padEnd(36)}${'parse'.padStart(10)}${'write'.padStart(10)}${'objects/s'.padStart(12)}`)
+const floor = await openWritable(join(dir, 'floor.db'))
+for (const f of files) {
+  const lines = readFileSync(f.path, 'utf8').split('\n').filter((l) => l !== '')
+  let t0 = process.hrtime.bigint()
+  const values = lines.map((l) => JSON.parse(l) as unknown)
+  const parse = process.hrtime.bigint() - t0
+  const ops: Operation[] = []
+  for (const v of values) {
+    const checked = validate(v)
+    if (checked.ok) ops.push(checked.operation)
+  }
+  t0 = process.hrtime.bigint()
+  await floor.transaction(async () => {
+    const writer = new Writer(floor)
+    for (const op of ops) await writer.apply(op)
+  })
+  const write = process.hrtime.bigint() - t0
+  const best = Math.round((f.objects * 1e9) / Number(parse + write))
+  console.log(`${f.name.padEnd(36)}${perLine(parse, f.objects)}${perLine(write, f.objects)}${String(best).padStart(12)}`)
+}
+await floor.close()
