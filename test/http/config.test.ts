@@ -48,6 +48,15 @@ describe('effective configuration (reliability battery CFG1)', () => {
     await sql.close()
   })
 
+  it('creates a new SQLite store in WAL mode with 16 KiB pages', async () => {
+    const db = join(tempDir(), 'c.db')
+    await (await openWritable(db)).close()
+    const sql = (await openReadOnly(db)) as SqliteStore
+    assert.equal(sql.db.pragma('page_size', { simple: true }), 16384)
+    assert.equal(sql.db.pragma('journal_mode', { simple: true }), 'wal')
+    await sql.close()
+  })
+
   it('a locked database file gives a quick 500, not a frozen server', async () => {
     const db = join(tempDir(), 'locked.db')
     const writer = await openWritable(db)
