@@ -50,6 +50,15 @@ interface Layout {
   readonly parts: readonly { readonly part: TabularPart; readonly columns: readonly string[] }[]
 }
 
+/**
+ * Codes, numbers and names are sort keys of the read models. A PostgreSQL B-tree entry
+ * holds at most 2,704 bytes, and (name, code, ref) must fit with every character at three
+ * bytes; both engines refuse the same lines, as with NUL. The accounting system's own
+ * limits are far lower.
+ */
+const MAX_CODE = 100
+const MAX_NAME = 500
+
 const layouts = new Map<ObjectType, Layout>()
 const registerLayouts = new Map<RegisterType, { columns: readonly string[] }>()
 const columnNames = (attrs: readonly Attr[]) => attrs.flatMap(attrColumns).map((c) => c.name)
@@ -59,10 +68,13 @@ function layoutOf(decl: ObjectType, type: string): Layout {
   if (!layout) {
     const common: Attr[] = [{ name: 'ПометкаУдаления', col: 'deletion_mark', kind: 'boolean' }]
     if (decl.class === 'catalog') {
-      common.push({ name: 'Код', col: 'code', kind: 'string' }, { name: 'Наименование', col: 'name', kind: 'string' })
+      common.push(
+        { name: 'Код', col: 'code', kind: 'string', maxLength: MAX_CODE },
+        { name: 'Наименование', col: 'name', kind: 'string', maxLength: MAX_NAME },
+      )
     } else {
       common.push(
-        { name: 'Номер', col: 'number', kind: 'string' },
+        { name: 'Номер', col: 'number', kind: 'string', maxLength: MAX_CODE },
         { name: 'Дата', col: 'date', kind: 'date' },
         { name: 'Проведен', col: 'posted', kind: 'boolean' },
       )

@@ -71,6 +71,9 @@ export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: st
       if (typeof value !== 'string') throw new ValueError(`expected a string, got ${describe(value)}`)
       // PostgreSQL cannot store U+0000 in text; refusing it keeps both engines alike.
       if (value.includes('\0')) throw new ValueError('text contains a NUL character (U+0000)')
+      if (attr.maxLength !== undefined && value.length > attr.maxLength) {
+        throw new ValueError(`longer than ${attr.maxLength} characters (${value.length})`)
+      }
       out.push(value)
       return
     case 'number':

@@ -4,7 +4,14 @@
 export type ValueKind = 'string' | 'number' | 'boolean' | 'date'
 
 export type Attr =
-  | { readonly name: string; readonly col: string; readonly kind: ValueKind; readonly required?: boolean }
+  | {
+      readonly name: string
+      readonly col: string
+      readonly kind: ValueKind
+      readonly required?: boolean
+      /** Longest accepted string, in UTF-16 code units (JS string length). */
+      readonly maxLength?: number
+    }
   | { readonly name: string; readonly col: string; readonly kind: 'ref'; readonly target: string; readonly required?: boolean }
   | {
       readonly name: string

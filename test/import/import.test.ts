@@ -81,6 +81,33 @@ for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
     )
   })
 
+  it('codes, numbers and names past their length limit are named; at the limit every engine stores them', async () => {
+    const spec = 'Справочник.СпецификацииНоменклатуры'
+    const doc = 'Документ.ЗаявкаНаРасходованиеСредств'
+    const rejected = await importFixture(sql, [
+      { type: W, ref: uuid('w1'), Наименование: 'Я'.repeat(501) },
+      { type: W, ref: uuid('w2'), Код: '7'.repeat(101) },
+      { type: doc, ref: uuid('d1'), Номер: 'Н'.repeat(101) },
+    ])
+    assert.deepEqual(
+      rejected.invalid.map((i) => `${i.line} ${i.reason}`),
+      ['1 Наименование: longer than 500 characters (501)', '2 Код: longer than 100 characters (101)', '3 Номер: longer than 100 characters (101)'],
+    )
+    // Three UTF-8 bytes a character, none repeated (PostgreSQL compresses repeats), and ё
+    // (a longer sort key): the widest index entries.
+    const wide = (n: number) => Array.from({ length: n }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('')
+    const accepted = await importFixture(sql, [
+      { type: spec, ref: uuid('s1'), Код: wide(100), Наименование: wide(500) },
+      { type: W, ref: uuid('w3'), Код: '1', Наименование: 'ё'.repeat(500) },
+      { type: doc, ref: uuid('d2'), Номер: wide(100), Дата: '2025-01-01' },
+    ])
+    assert.deepEqual(accepted.invalid, [])
+    assert.deepEqual(
+      await sql.all<{ n: number }>('SELECT length(name) AS n FROM cat_specifications UNION ALL SELECT length(name) FROM cat_warehouses'),
+      [{ n: 500 }, { n: 500 }],
+    )
+  })
+
   it('a line that is not JSON is named with its line number', async () => {
     const file = join(dir, 'bad.ndjson')
     writeFileSync(file, `${JSON.stringify(wh('a', 'А'))}\n{"type": oops}\n\n${JSON.stringify(wh('b', 'Б'))}\n`)
