@@ -21,6 +21,7 @@ describe('effective configuration (reliability battery CFG1)', () => {
     assert.equal(app.server.requestTimeout, 30_000)
     assert.equal(app.server.keepAliveTimeout, 5_000)
     assert.equal(app.server.timeout, 120_000)
+    assert.equal((app.server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval, 1_000)
     await app.close()
     await sql.close()
   })
