@@ -1,6 +1,7 @@
 // `docgate serve`: read-only store, users snapshot, HTTP server, graceful stop.
 import { pino } from 'pino'
 import { Authenticator } from '../auth/authenticator.js'
+import { ConnectionDrainer } from '../http/drain.js'
 import { buildServer } from '../http/server.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
 import { UserSnapshot } from '../users/directory.js'
@@ -17,6 +18,7 @@ export async function serve(flags: { db?: string; host?: string; port?: string }
   const users = new UserSnapshot(sql, (err) => logger.error({ err }, 'users refresh failed'))
   await users.start()
   const app = buildServer({ sql, auth: new Authenticator({ users }), logger })
+  const drainer = new ConnectionDrainer(app.server)
   const address = await app.listen({ host, port })
   const url = new URL(address)
   console.log(`listening on http://${host}:${url.port}`)
@@ -32,8 +34,9 @@ export async function serve(flags: { db?: string; host?: string; port?: string }
         app.server.closeAllConnections()
       }, GRACE_MS)
       force.unref()
-      app
-        .close()
+      drainer
+        .drain()
+        .then(() => app.close())
         .then(async () => {
           clearTimeout(force)
           users.stop()
