@@ -3,11 +3,15 @@
 // the import path; `docgate serve` runs as a child process; `payments/get?full=true` is
 // downloaded while the server's RSS is sampled every 100 ms from /proc/<pid>/status.
 // The client never holds the body: it hashes each Base64 `Данные` as it arrives and parses
-// the JSON that remains around them.
+// the JSON that remains around them. Then battery S3: BENCH_SLOW_READERS (default 50)
+// connections request the same answer and never read it, for BENCH_SLOW_SECONDS (default
+// 20), while a probe requests `payments` every 100 ms; back-pressure must keep the server's
+// RSS growth under 100 MiB.
 import { createHash, randomBytes } from 'node:crypto'
 import type { Hash } from 'node:crypto'
 import { createWriteStream, readFileSync, rmSync } from 'node:fs'
 import { get } from 'node:http'
+import { connect } from 'node:net'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { hashPassword } from '../src/auth/password.js'
@@ -153,6 +157,49 @@ await sql.close()
 
 const server = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0'])
 const pid = server.child.pid!
+const authorization = `Basic ${Buffer.from('bench:bench').toString('base64')}`
+
+async function slowReaders(): Promise<void> {
+  const readers = Number(process.env.BENCH_SLOW_READERS ?? '50')
+  const seconds = Number(process.env.BENCH_SLOW_SECONDS ?? '20')
+  const { hostname, port } = new URL(server.url)
+  const before = rssKb(pid).rss
+  let peak = before
+  const sampler = setInterval(() => (peak = Math.max(peak, rssKb(pid).rss)), 100)
+  const sockets = Array.from({ length: readers }, () => {
+    const s = connect(Number(port), hostname, () =>
+      s.write(`GET /main/hs/payments/get?full=true HTTP/1.1\r\nHost: bench\r\nAuthorization: ${authorization}\r\n\r\n`),
+    )
+    s.on('error', () => {})
+    s.pause()
+    return s
+  })
+  const latencies: number[] = []
+  let errors = 0
+  const until = performance.now() + seconds * 1000
+  while (performance.now() < until) {
+    const t = performance.now()
+    try {
+      const res = await fetch(`${server.url}/main/hs/payments/get`, { headers: { authorization }, signal: AbortSignal.timeout(5000) })
+      await res.arrayBuffer()
+      if (res.status === 200) latencies.push(performance.now() - t)
+      else errors++
+    } catch {
+      errors++
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  clearInterval(sampler)
+  for (const s of sockets) s.destroy()
+  latencies.sort((a, b) => a - b)
+  const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? NaN
+  const grown = (peak - before) / 1024
+  console.log(
+    `slow readers (S3): ${readers} connections not reading full=true for ${seconds} s: server RSS +${grown.toFixed(0)} MiB (target < 100); ` +
+      `probe p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(1)} ms, ${errors} errors`,
+  )
+  if (grown >= 100 || errors > 0) process.exitCode = 1
+}
 try {
   const baseline = rssKb(pid).rss
   let peak = baseline
@@ -164,7 +211,7 @@ try {
   let firstByte = 0
   t0 = performance.now()
   const status = await new Promise<number>((resolve, reject) => {
-    const req = get(`${server.url}/main/hs/payments/get?full=true`, { headers: { authorization: `Basic ${Buffer.from('bench:bench').toString('base64')}` } }, (res) => {
+    const req = get(`${server.url}/main/hs/payments/get?full=true`, { headers: { authorization } }, (res) => {
       res.on('data', (chunk: Buffer) => {
         if (total === 0) firstByte = performance.now() - t0
         total += chunk.length
@@ -203,6 +250,7 @@ try {
   console.log(`throughput:        ${(total / MB / seconds).toFixed(0)} MiB/s of JSON (${seconds.toFixed(1)} s)`)
   console.log(problems.length === 0 ? 'content:           every attachment complete, SHA-256 matches' : `FAILED:\n  ${problems.slice(0, 10).join('\n  ')}`)
   if (problems.length > 0 || peak / 1024 >= 300) process.exitCode = 1
+  await slowReaders()
 } finally {
   server.child.kill('SIGTERM')
   await once(server.child, 'exit')

@@ -15,6 +15,9 @@ export class Base64Blob {
 // Reads follow the storage chunks (a multiple of 3 bytes, so their Base64 concatenates).
 const CHUNK = BLOB_CHUNK
 const FLUSH = 64 * 1024
+// Each read is encoded in slices of FLUSH characters (a multiple of 3 bytes each), so a
+// reader that does not read holds one slice in the stream, not a whole encoded chunk.
+const SLICE = (FLUSH / 4) * 3
 
 export class ChunkWriter {
   #parts: Buffer[] = []
@@ -53,7 +56,9 @@ export async function* serialize(value: unknown, out: ChunkWriter): AsyncGenerat
     out.push('"')
     for (let offset = 0; offset < value.size; offset += CHUNK) {
       const bytes = await value.read(offset, Math.min(CHUNK, value.size - offset))
-      if (out.push(bytes.toString('base64'))) yield out.take()!
+      for (let at = 0; at < bytes.length; at += SLICE) {
+        if (out.push(bytes.toString('base64', at, Math.min(bytes.length, at + SLICE)))) yield out.take()!
+      }
     }
     out.push('"')
     return
