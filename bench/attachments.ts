@@ -19,7 +19,7 @@ import { readEntries } from '../src/import/read.js'
 import { importEntries } from '../src/import/run.js'
 import { openWritable } from '../src/store/open.js'
 import { putUser } from '../src/users/store.js'
-import { benchDir, startProcess } from './harness.js'
+import { BENCH_AUTH, benchDir, percentile, probe, startProcess } from './harness.js'
 
 const FILES = Number(process.env.BENCH_FILES ?? '50')
 const FILE_BYTES = Math.round(Number(process.env.BENCH_FILE_MB ?? '10') * 1024 * 1024)
@@ -157,7 +157,7 @@ await sql.close()
 
 const server = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0'])
 const pid = server.child.pid!
-const authorization = `Basic ${Buffer.from('bench:bench').toString('base64')}`
+const authorization = BENCH_AUTH
 
 async function slowReaders(): Promise<void> {
   const readers = Number(process.env.BENCH_SLOW_READERS ?? '50')
@@ -174,32 +174,20 @@ async function slowReaders(): Promise<void> {
     s.pause()
     return s
   })
-  const latencies: number[] = []
-  let errors = 0
-  const until = performance.now() + seconds * 1000
-  while (performance.now() < until) {
-    const t = performance.now()
-    try {
-      const res = await fetch(`${server.url}/main/hs/payments/get`, { headers: { authorization }, signal: AbortSignal.timeout(5000) })
-      await res.arrayBuffer()
-      if (res.status === 200) latencies.push(performance.now() - t)
-      else errors++
-    } catch {
-      errors++
-    }
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  const p = probe(`${server.url}/main/hs/payments/get`, 100)
+  await new Promise((r) => setTimeout(r, seconds * 1000))
+  const { latencies, errors } = await p.stop()
   clearInterval(sampler)
   for (const s of sockets) s.destroy()
-  latencies.sort((a, b) => a - b)
-  const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? NaN
+  const p99 = percentile(latencies, 99)
   const grown = (peak - before) / 1024
   console.log(
     `slow readers (S3): ${readers} connections not reading full=true for ${seconds} s: server RSS +${grown.toFixed(0)} MiB (target < 100); ` +
-      `probe p99 ${p99.toFixed(1)} ms, max ${(latencies.at(-1) ?? NaN).toFixed(1)} ms, ${errors} errors`,
+      `probe p99 ${p99.toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms, ${errors} errors`,
   )
   if (grown >= 100 || errors > 0) process.exitCode = 1
 }
+
 try {
   const baseline = rssKb(pid).rss
   let peak = baseline

@@ -6,6 +6,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { hashPassword } from '../src/auth/password.js'
+import { writeDemo } from '../src/cli/demo.js'
+import { openWritable } from '../src/store/open.js'
+import { putUser } from '../src/users/store.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -39,3 +43,46 @@ export async function load(url: string, headers: Record<string, string>, seconds
 }
 
 export const fmt = (n: number, digits = 0): string => n.toFixed(digits).padStart(9)
+
+/** `Authorization` of the user every benchmark store has (bench / bench, all services). */
+export const BENCH_AUTH = `Basic ${Buffer.from('bench:bench').toString('base64')}`
+
+/** Writes the demo data set to `db` (a file or a postgres:// URL) and adds the bench user. */
+export async function prepareDemo(db: string, scale = 1): Promise<void> {
+  const sql = await openWritable(db)
+  await writeDemo(sql, scale, 1, true)
+  await putUser(sql, 'bench', await hashPassword('bench', { logN: 14 }), ['*'])
+  await sql.close()
+}
+
+/** Requests `url` every `everyMs` until stopped, as a client beside a load would: latencies and failures. */
+export function probe(url: string, everyMs: number): { stop: () => Promise<{ latencies: number[]; errors: number }> } {
+  const latencies: number[] = []
+  let errors = 0
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now()
+      try {
+        const res = await fetch(url, { headers: { authorization: BENCH_AUTH }, signal: AbortSignal.timeout(5000) })
+        await res.arrayBuffer()
+        if (res.status === 200) latencies.push(performance.now() - t0)
+        else errors++
+      } catch {
+        errors++
+      }
+      await new Promise((r) => setTimeout(r, everyMs))
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return { latencies, errors }
+    },
+  }
+}
+
+/** The p-th percentile (0–100) of `xs`. */
+export const percentile = (xs: readonly number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN

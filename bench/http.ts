@@ -7,24 +7,13 @@ import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { hashPassword } from '../src/auth/password.js'
-import { writeDemo } from '../src/cli/demo.js'
-import { openWritable } from '../src/store/open.js'
-import { putUser } from '../src/users/store.js'
-import { benchDir, fmt, load, startProcess } from './harness.js'
+import { BENCH_AUTH, benchDir, fmt, load, prepareDemo, startProcess } from './harness.js'
 import { TARGETS } from './targets.js'
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '5')
 const scale = Number(process.env.BENCH_SCALE ?? '1')
 const dir = benchDir()
-const auth = { authorization: `Basic ${Buffer.from('bench:bench').toString('base64')}` }
-
-async function prepare(db: string): Promise<void> {
-  const sql = await openWritable(db)
-  await writeDemo(sql, scale, 1, true)
-  await putUser(sql, 'bench', await hashPassword('bench', { logN: 14 }), ['*'])
-  await sql.close()
-}
+const auth = { authorization: BENCH_AUTH }
 
 async function measure(engine: string, db: string): Promise<void> {
   const docgate = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0'])
@@ -56,7 +45,7 @@ async function measure(engine: string, db: string): Promise<void> {
 }
 
 const sqlite = join(dir, 'bench.db')
-await prepare(sqlite)
+await prepareDemo(sqlite, scale)
 await measure('sqlite', sqlite)
 
 const pgUrl = process.env.DOCGATE_BENCH_PG_URL ?? process.env.DOCGATE_TEST_PG_URL
@@ -68,7 +57,7 @@ if (pgUrl) {
   const url = new URL(pgUrl)
   url.pathname = `/${name}`
   try {
-    await prepare(url.toString())
+    await prepareDemo(url.toString(), scale)
     await measure('postgres', url.toString())
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)

@@ -8,21 +8,13 @@
 // Environment: BENCH_CLIENTS (default 50).
 import { request, Agent } from 'node:http'
 import { join } from 'node:path'
-import { hashPassword } from '../src/auth/password.js'
-import { writeDemo } from '../src/cli/demo.js'
-import { openWritable } from '../src/store/open.js'
-import { putUser } from '../src/users/store.js'
-import { benchDir, startProcess } from './harness.js'
+import { BENCH_AUTH, benchDir, prepareDemo, startProcess } from './harness.js'
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? '50')
 const PATH = '/main/hs/payments/get?full=true&from=01.01.2025&to=30.11.2026'
-const auth = `Basic ${Buffer.from('bench:bench').toString('base64')}`
 
 const db = join(benchDir(), 'bench.db')
-const sql = await openWritable(db)
-await writeDemo(sql, 1, 1, true)
-await putUser(sql, 'bench', await hashPassword('bench', { logN: 14 }), ['*'])
-await sql.close()
+await prepareDemo(db)
 
 const server = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0'])
 const { hostname, port } = new URL(server.url)
@@ -36,7 +28,7 @@ let longest = 0
 function once(): Promise<Outcome> {
   return new Promise((resolve) => {
     const t0 = performance.now()
-    const req = request({ host: hostname, port, path: PATH, agent, headers: { authorization: auth } }, (res) => {
+    const req = request({ host: hostname, port, path: PATH, agent, headers: { authorization: BENCH_AUTH } }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('error', () => resolve('truncated'))

@@ -13,53 +13,17 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import type { Socket } from 'node:net'
 import { join } from 'node:path'
-import { hashPassword } from '../src/auth/password.js'
-import { writeDemo } from '../src/cli/demo.js'
-import { openWritable } from '../src/store/open.js'
-import { putUser } from '../src/users/store.js'
-import { benchDir, startProcess } from './harness.js'
+import { benchDir, percentile, prepareDemo, probe, startProcess } from './harness.js'
 
 const CAP_MS = 30_000
-const auth = { authorization: `Basic ${Buffer.from('bench:bench').toString('base64')}` }
 
 const db = join(benchDir(), 'bench.db')
-const sql = await openWritable(db)
-await writeDemo(sql, 1, 1, true)
-await putUser(sql, 'bench', await hashPassword('bench', { logN: 14 }), ['*'])
-await sql.close()
+await prepareDemo(db)
 
 const server = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0'])
 const { hostname, port } = new URL(server.url)
 const fds = (): number => readdirSync(`/proc/${server.child.pid}/fd`).length
 const rss = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) / 1024
-
-/** Authenticated requests every 50 ms until stopped: latencies and failures. */
-function probe(): { stop: () => Promise<{ latencies: number[]; errors: number }> } {
-  const latencies: number[] = []
-  let errors = 0
-  let running = true
-  const loop = (async () => {
-    while (running) {
-      const t0 = performance.now()
-      try {
-        const res = await fetch(`${server.url}/main/hs/warehouses/get`, { headers: auth, signal: AbortSignal.timeout(5000) })
-        await res.arrayBuffer()
-        if (res.status === 200) latencies.push(performance.now() - t0)
-        else errors++
-      } catch {
-        errors++
-      }
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })()
-  return {
-    stop: async () => {
-      running = false
-      await loop
-      return { latencies, errors }
-    },
-  }
-}
 
 /** Opens `n` connections; `slow` ones trickle header lines. Resolves with each one's lifetime in ms. */
 function flood(n: number, slow: boolean): Promise<number[]> {
@@ -97,8 +61,6 @@ function flood(n: number, slow: boolean): Promise<number[]> {
   })
 }
 
-const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN
-
 console.log(`${'case'.padEnd(22)}${'conns'.padStart(7)}${'closed ≤12 s'.padStart(14)}${'fds base/peak/13 s'.padStart(20)}${'probe p99 ms'.padStart(14)}${'max ms'.padStart(8)}${'errors'.padStart(8)}${'RSS +MB'.padStart(9)}`)
 try {
   for (const [name, n, slow] of [
@@ -115,7 +77,7 @@ try {
       peak = Math.max(peak, now)
       if (Number.isNaN(at13) && performance.now() - t0 >= 13_000) at13 = now
     }, 250)
-    const p = probe()
+    const p = probe(`${server.url}/main/hs/warehouses/get`, 50)
     const lifetimes = await flood(n, slow)
     clearInterval(sampler)
     if (Number.isNaN(at13)) at13 = fds() // all closed before 13 s
@@ -124,7 +86,7 @@ try {
     const inTime = lifetimes.filter((ms) => ms <= 12_000).length
     console.log(
       `${name.padEnd(22)}${String(n).padStart(7)}${String(inTime).padStart(14)}${`${base}/${peak}/${at13}`.padStart(20)}` +
-        `${pct(latencies, 99).toFixed(1).padStart(14)}${Math.max(...latencies).toFixed(1).padStart(8)}${String(errors).padStart(8)}${grown.toFixed(0).padStart(9)}`,
+        `${percentile(latencies, 99).toFixed(1).padStart(14)}${Math.max(...latencies).toFixed(1).padStart(8)}${String(errors).padStart(8)}${grown.toFixed(0).padStart(9)}`,
     )
   }
 } finally {
