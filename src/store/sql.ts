@@ -22,7 +22,8 @@ export interface SqlPort {
   run(sql: string, params?: readonly SqlValue[]): Promise<number>
   /** The same statement once per parameter row. */
   runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void>
-  /** Bulk insert (import): the adapter batches rows into multi-row statements. */
+  /** Bulk insert (import), done the way the engine is fastest: multi-row statements over the
+   *  network (PostgreSQL), one prepared single-row statement per row in-process (SQLite). */
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
   exec(script: string): Promise<void>
   transaction<T>(work: () => Promise<T>): Promise<T>
