@@ -1,0 +1,58 @@
+// The one write seam of the store: objects in import form are validated, applied and, at
+// `finish`, the read models, derived tables and the dangling-reference check follow — all
+// inside a transaction the caller owns. `docgate import` rejects a whole file on the first
+// invalid line; sync skips one bad object and writes the rest of its batch with its own
+// bookkeeping in the same transaction (architecture-next §3).
+import { READ_MODELS } from '../endpoints/index.js'
+import type { SqlPort } from '../store/sql.js'
+import { DerivedChanges } from './derived.js'
+import { rebuildReadModels } from './read-models.js'
+import { validate } from './validate.js'
+import { Writer } from './writer.js'
+
+export type Outcome =
+  | { readonly ok: true; readonly type: string; readonly ref: string; readonly deleted: boolean; readonly unknownKeys: readonly string[] }
+  | { readonly ok: false; readonly type: string; readonly ref: string; readonly reason: string }
+
+export class ImportBatch {
+  readonly #sql: SqlPort
+  readonly #derived: DerivedChanges
+  readonly #writer: Writer
+
+  /** Must be created inside the caller's transaction. */
+  constructor(sql: SqlPort) {
+    this.#sql = sql
+    this.#derived = new DerivedChanges(sql)
+    this.#writer = new Writer(sql, this.#derived)
+  }
+
+  /** Validates one object; writes it when `write` is true and it is valid. */
+  async add(value: unknown, write = true): Promise<Outcome> {
+    const v = validate(value)
+    if (!v.ok) return { ok: false, type: v.type, ref: v.ref, reason: v.reasons.join('; ') }
+    if (write) await this.#writer.apply(v.operation)
+    const op = v.operation
+    const type = op.op === 'records' ? op.decl.type : op.type
+    const ref = op.op === 'records' ? op.recorder : op.ref
+    return { ok: true, type, ref, deleted: op.op === 'delete', unknownKeys: v.unknownKeys }
+  }
+
+  /** Brings read models and derived tables up to date; returns the dangling-reference warning, if any. */
+  async finish(): Promise<string | undefined> {
+    const w = this.#writer
+    await rebuildReadModels(this.#sql, READ_MODELS, { refs: w.touched, types: w.touchedTypes })
+    await this.#derived.update()
+    const dangling = await danglingRefs(this.#sql, w.refsSeen)
+    if (dangling.length === 0) return undefined
+    return `${dangling.length} reference(s) to objects that are not stored (kept, printed as empty): ${dangling.slice(0, 5).join(', ')}${dangling.length > 5 ? ', …' : ''}`
+  }
+}
+
+async function danglingRefs(sql: SqlPort, refs: ReadonlySet<string>): Promise<string[]> {
+  if (refs.size === 0) return []
+  await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _seen (ref TEXT PRIMARY KEY)')
+  await sql.run('DELETE FROM _seen')
+  await sql.insertRows('_seen', ['ref'], [...refs].map((r) => [r]))
+  const rows = await sql.all<{ ref: string }>('SELECT ref FROM _seen WHERE ref NOT IN (SELECT ref FROM objects) ORDER BY ref')
+  return rows.map((r) => r.ref)
+}
