@@ -9,7 +9,10 @@ const USAGE = `usage:
   docgate users add NAME [--db DB] [--methods LIST] [--password-stdin]
   docgate users revoke NAME [--db DB]
   docgate users list [--db DB]
-DB is an SQLite file path; default $DOCGATE_DB or ./data/docgate.db`
+  docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full]
+  docgate sync --check --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB]
+  docgate sync --status [--db DB]
+DB is an SQLite file path or a postgres:// URL; default $DOCGATE_DB or ./data/docgate.db`
 
 export class UsageError extends Error {}
 
@@ -26,6 +29,14 @@ export async function main(argv: string[]): Promise<number> {
       seed: { type: 'string' },
       methods: { type: 'string' },
       'password-stdin': { type: 'boolean' },
+      source: { type: 'string' },
+      user: { type: 'string' },
+      map: { type: 'string' },
+      once: { type: 'boolean' },
+      every: { type: 'string' },
+      full: { type: 'boolean' },
+      check: { type: 'boolean' },
+      status: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -43,6 +54,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./demo.js')).demo(values)
     case 'users':
       return (await import('./users.js')).users(values, positionals)
+    case 'sync':
+      return (await import('./sync.js')).sync(values)
     default:
       throw new UsageError(`unknown command "${command}"\n${USAGE}`)
   }

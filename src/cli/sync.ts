@@ -1,0 +1,272 @@
+// `docgate sync` (sync.md §2): flags → a run (`--once`, `--every`), `--check` or `--status`.
+// Local failures exit 2 before anything is attempted; source failures exit 1 (or, under
+// `--every`, wait for the next cycle); signals end the run after the batch being written.
+import { existsSync, readFileSync } from 'node:fs'
+import type { SqlPort } from '../store/sql.js'
+import { isPostgresUrl, openReadOnly, openWritable, resolveDb } from '../store/open.js'
+import { CheckFailed, knownOtherDocuments, startupCheck } from '../sync/check.js'
+import { runCycle } from '../sync/cycle.js'
+import type { CycleContext } from '../sync/context.js'
+import { MapFileError, defaultMapFile, parseMapFile, resolveMap } from '../sync/mapping/index.js'
+import type { MapFile } from '../sync/mapping/index.js'
+import { consoleSink } from '../sync/output.js'
+import type { Sink } from '../sync/output.js'
+import { Source } from '../sync/source/client.js'
+import { printStatus } from '../sync/status.js'
+import { SyncLock, SyncStore } from '../sync/state/store.js'
+import { ensureSyncTables, hasSyncTables } from '../sync/state/tables.js'
+import { localDay } from '../sync/windows.js'
+
+export interface SyncFlags {
+  readonly db?: string
+  readonly source?: string
+  readonly user?: string
+  readonly 'password-stdin'?: boolean
+  readonly map?: string
+  readonly once?: boolean
+  readonly every?: string
+  readonly full?: boolean
+  readonly check?: boolean
+  readonly status?: boolean
+}
+
+/** A local reason: one line, exit 2, nothing attempted. */
+export class LocalError extends Error {}
+
+const USAGE = 'usage: docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full] | --check --source URL … | --status [--db DB]'
+
+export function sourceRoot(url: string | undefined): string {
+  if (!url) throw new LocalError(`--source is required\n${USAGE}`)
+  let u: URL
+  try {
+    u = new URL(url)
+  } catch {
+    throw new LocalError(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new LocalError('--source must be an http(s) URL')
+  if (u.username || u.password) throw new LocalError('--source must not carry user info; use --user and --password-stdin')
+  if (u.search || url.includes('?')) throw new LocalError('--source must not have a query')
+  if (u.hash || url.includes('#')) throw new LocalError('--source must not have a fragment')
+  return url.replace(/\/+$/, '')
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const c of process.stdin) chunks.push(c as Buffer)
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+}
+
+function loadMap(file: string | undefined): MapFile {
+  if (file === undefined) return defaultMapFile()
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new LocalError(`--map: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`)
+  }
+  try {
+    return parseMapFile(text)
+  } catch (err) {
+    if (err instanceof MapFileError || err instanceof SyntaxError) throw new LocalError(`--map ${file}: ${err.message}`)
+    throw err
+  }
+}
+
+/** `--check` and `--status` never create a store. */
+async function openExisting(db: string): Promise<SqlPort> {
+  if (!isPostgresUrl(db) && !existsSync(db)) throw new LocalError(`store not found: ${db}`)
+  try {
+    return await openReadOnly(db)
+  } catch (err) {
+    throw new LocalError(`cannot open the store: ${(err as Error).message}`)
+  }
+}
+
+export interface SyncRuntime {
+  readonly sink?: Sink
+  /** Waits between attempts (tests shorten them). */
+  readonly retryDelaysMs?: readonly number[]
+  /** Aborts the run as SIGTERM would (tests). */
+  readonly signal?: AbortSignal
+  /** The cycle's day (tests); default: today, local time. */
+  readonly today?: () => string
+}
+
+export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise<number> {
+  const sink = runtime.sink ?? consoleSink()
+  try {
+    return await syncCommand(flags, runtime, sink)
+  } catch (err) {
+    if (err instanceof LocalError) {
+      sink.err(`docgate: ${err.message}`)
+      return 2
+    }
+    throw err
+  }
+}
+
+async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): Promise<number> {
+  const modes = [flags.check, flags.status].filter(Boolean).length
+  if (modes > 1) throw new LocalError(USAGE)
+  if ((flags.check || flags.status) && (flags.once || flags.every !== undefined || flags.full)) throw new LocalError(USAGE)
+  if (flags.once && flags.every !== undefined) throw new LocalError(USAGE)
+  const db = resolveDb(flags.db)
+  if (flags.status) {
+    const sql = await openExisting(db)
+    try {
+      if (!(await hasSyncTables(sql))) {
+        sink.out('no sync has run on this store')
+        return 0
+      }
+      await printStatus(new SyncStore(sql), sink)
+      return 0
+    } finally {
+      await sql.close()
+    }
+  }
+  const every = flags.every === undefined ? undefined : Number(flags.every)
+  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw new LocalError(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
+  const root = sourceRoot(flags.source)
+  const map = loadMap(flags.map)
+  const user = flags.user ?? process.env.DOCGATE_SOURCE_USER
+  const password = flags['password-stdin'] ? await readStdin() : (process.env.DOCGATE_SOURCE_PASSWORD ?? '')
+
+  const controller = new AbortController()
+  runtime.signal?.addEventListener('abort', () => controller.abort(), { once: true })
+  const source = new Source({
+    root,
+    user,
+    password,
+    concurrency: map.options.concurrency,
+    readTimeoutMs: map.options.readTimeoutSeconds * 1000,
+    retryDelaysMs: runtime.retryDelaysMs,
+    signal: controller.signal,
+  })
+  try {
+    if (flags.check) return await check(db, source, map, sink)
+    return await run(db, source, map, sink, { every, full: flags.full === true, controller, today: runtime.today ?? (() => localDay()), external: runtime.signal !== undefined })
+  } finally {
+    await source.close()
+  }
+}
+
+async function check(db: string, source: Source, map: MapFile, sink: Sink): Promise<number> {
+  let sql: SqlPort | undefined
+  if (isPostgresUrl(db) || existsSync(db)) sql = await openExisting(db)
+  try {
+    const state = sql && (await hasSyncTables(sql)) ? new SyncStore(sql) : undefined
+    const checked = await startupCheck(source, map, state, false)
+    sink.out(checked.sourceLine)
+    for (const line of checked.resolution.lines) sink.out(line)
+    return checked.resolution.missing === 0 ? 0 : 1
+  } catch (err) {
+    if (err instanceof CheckFailed) {
+      sink.err(err.message)
+      return 1
+    }
+    throw err
+  } finally {
+    await sql?.close()
+  }
+}
+
+const RECHECK_MS = 24 * 3600 * 1000
+
+async function run(
+  db: string,
+  source: Source,
+  map: MapFile,
+  sink: Sink,
+  o: { every?: number; full: boolean; controller: AbortController; today: () => string; external: boolean },
+): Promise<number> {
+  let sql: SqlPort
+  try {
+    sql = await openWritable(db)
+  } catch (err) {
+    throw new LocalError(`cannot open the store: ${(err as Error).message}`)
+  }
+  const state = new SyncStore(sql)
+  const lock = new SyncLock(sql)
+  let signals = 0
+  const onSignal = () => {
+    signals++
+    if (signals > 1) process.exit(o.every === undefined ? 1 : 0)
+    o.controller.abort()
+  }
+  if (!o.external) {
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  }
+  try {
+    await ensureSyncTables(sql)
+    const holder = await lock.acquire()
+    if (holder) throw new LocalError(`another docgate sync is running on this store (pid ${holder.pid} on ${holder.host})`)
+    await state.setMeta('source', source.root)
+    let checked: Awaited<ReturnType<typeof startupCheck>> | undefined
+    let checkedAt = 0
+    for (;;) {
+      const started = Date.now()
+      let code = 0
+      try {
+        if (!checked || Date.now() - checkedAt > RECHECK_MS) {
+          checked = await startupCheck(source, map, state, true)
+          checkedAt = Date.now()
+          if (checked.resolution.missing > 0) {
+            for (const line of checked.resolution.missingLines) sink.out(line)
+            sink.out(checked.resolution.lines.at(-1)!)
+            checked = undefined
+            code = 1
+          }
+        }
+        if (checked) {
+          const ctx: CycleContext = {
+            sql,
+            state,
+            source,
+            meta: checked.meta,
+            options: map.options,
+            today: o.today(),
+            full: o.full,
+            sink,
+            signal: o.controller.signal,
+            registers: new Map(checked.resolution.plans.filter((p) => p.kind === 'register').map((p) => [p.entitySet, p])),
+            changed: new Map(),
+            otherDocuments: new Set(),
+          }
+          // Other documents first met last cycle are planned from now on.
+          const plans = checked.resolution.plans
+          const result = await runCycle(ctx, plans, map)
+          if (result.recheck) checked = undefined
+          else if (ctx.otherDocuments.size > 0) checked = { ...checked, resolution: resolveMap(checked.meta, map, await knownOtherDocuments(state)) }
+          if (result.status === 'interrupted' && o.every === undefined) sink.err('interrupted')
+          code = result.status === 'complete' ? 0 : 1
+        }
+      } catch (err) {
+        if (err instanceof LocalError) throw err
+        if (o.controller.signal.aborted) {
+          if (o.every === undefined) sink.err('interrupted')
+        } else {
+          sink.err(err instanceof CheckFailed ? err.message : `error: ${(err as Error).message}`)
+        }
+        checked = err instanceof CheckFailed ? undefined : checked
+        code = 1
+      }
+      if (o.controller.signal.aborted) return o.every === undefined ? 1 : 0
+      if (o.every === undefined) return code
+      const wait = Math.max(0, started + o.every * 1000 - Date.now())
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait)
+        o.controller.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
+      })
+      if (o.controller.signal.aborted) return 0
+    }
+  } finally {
+    if (!o.external) {
+      process.off('SIGTERM', onSignal)
+      process.off('SIGINT', onSignal)
+    }
+    await lock.release()
+    await sql.close()
+  }
+}
+

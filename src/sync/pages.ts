@@ -1,0 +1,61 @@
+// Offset paging over one window (sync.md §7.2): adaptive page sizes (8 MiB ÷ bytes per
+// entry of the last page, within 1…1000), a 5xx or timeout divides the size by 4 and the
+// same offset is read again, the window ends at a short page.
+import type { Source, SourceError } from './source/client.js'
+
+export interface PageQuery {
+  readonly set: string
+  readonly select?: string
+  readonly filter?: string
+  readonly orderby: string
+}
+
+export interface Paging {
+  /** Current page size (object pages learn it; version pages stay at 1000 unless a failure shrinks them). */
+  size: number
+  readonly adaptive: boolean
+}
+
+const TARGET_BYTES = 8 * 1024 * 1024
+const MAX_PAGE = 1000
+
+export interface Page {
+  readonly entities: Record<string, unknown>[]
+  readonly bytes: number
+}
+
+export async function* pages(source: Source, q: PageQuery, paging: Paging): AsyncGenerator<Page> {
+  let skip = 0
+  for (;;) {
+    let top = paging.size
+    const { body, bytes } = await source.json<{ value?: unknown; 'odata.nextLink'?: string }>(
+      () => source.url(q.set, { $format: 'json', $select: q.select, $filter: q.filter, $orderby: q.orderby, $top: top, $skip: skip || undefined }),
+      {
+        beforeRetry: (err: SourceError) => {
+          if (err.kind === 'status' || err.message === 'read timeout') {
+            top = Math.max(1, Math.floor(top / 4))
+            paging.size = top
+          }
+        },
+      },
+    )
+    if (!Array.isArray(body.value)) throw new Error('answer without a "value" array')
+    const entities = body.value as Record<string, unknown>[]
+    if (paging.adaptive && entities.length > 0) {
+      paging.size = Math.min(MAX_PAGE, Math.max(1, Math.floor(TARGET_BYTES / (bytes / entities.length))))
+    }
+    yield { entities, bytes }
+    if (entities.length < top && body['odata.nextLink'] === undefined) return
+    if (entities.length === 0) return
+    skip += entities.length
+  }
+}
+
+/** `Ref_Key eq guid'a' or …` for up to 20 refs. */
+export const refFilter = (refs: readonly string[]): string => refs.map((r) => `Ref_Key eq guid'${r}'`).join(' or ')
+
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}

@@ -1,0 +1,257 @@
+// The HTTP side of sync (sync.md §2, §3, §8): GET only, UTF-8 Basic credentials, JSON
+// unless `$metadata`, at most `concurrency` requests in flight, kept-alive connections,
+// gzip, the timeouts and the retry schedule of §8. Credentials never leave this module
+// except in the Authorization header, and never appear in an error text.
+import { createHash } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { STATUS_CODES } from 'node:http'
+import { pipeline } from 'node:stream/promises'
+import { Transform } from 'node:stream'
+import { createGunzip, gunzipSync } from 'node:zlib'
+import { Agent, request } from 'undici'
+import type { Dispatcher } from 'undici'
+
+export type FailureKind = 'unreachable' | 'credentials' | 'status' | 'not-json' | 'aborted'
+
+export class SourceError extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly status = 0,
+    /** The odata.error code (a string, as 1C sends it), when the body had one. */
+    readonly code = '',
+  ) {
+    super(message)
+  }
+
+  /** §8: worth another attempt (after waiting, or with a smaller page). */
+  get retryable(): boolean {
+    return this.kind === 'unreachable' || (this.kind === 'status' && this.status >= 500 && this.status !== 501)
+  }
+
+  /** §8 "source down": the cycle stops instead of failing one set. */
+  get sourceDown(): boolean {
+    return this.kind === 'unreachable' || (this.kind === 'status' && [502, 503, 504].includes(this.status))
+  }
+}
+
+export interface SourceOptions {
+  /** OData root without a trailing slash. */
+  readonly root: string
+  readonly user?: string
+  readonly password?: string
+  readonly concurrency: number
+  readonly readTimeoutMs: number
+  /** Waits between attempts (§8: 1, 2, 4, 8 s); tests shorten them. */
+  readonly retryDelaysMs?: readonly number[]
+  readonly signal?: AbortSignal
+}
+
+export interface RequestOptions {
+  /** No byte for this long fails the attempt (default: the read timeout). */
+  readonly timeoutMs?: number
+  /** Called before each further attempt; may change what the next URL will be (a smaller page). */
+  readonly beforeRetry?: (err: SourceError) => void
+  readonly retry?: boolean
+}
+
+const CONNECT_TIMEOUT = 30_000
+const DEFAULT_DELAYS = [1000, 2000, 4000, 8000]
+
+/** Percent-encodes a path (Cyrillic entity-set names, key literals) segment by segment. */
+export function encodePath(path: string): string {
+  return path.split('/').map((s) => encodeURIComponent(s).replace(/%28/g, '(').replace(/%29/g, ')').replace(/%27/g, "'")).join('/')
+}
+
+export function queryString(query: Readonly<Record<string, string | number | undefined>>): string {
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) parts.push(`${k}=${encodeURIComponent(String(v))}`)
+  return parts.length === 0 ? '' : `?${parts.join('&')}`
+}
+
+/** The text of a failed answer: the odata.error message, else the status line; at most 200 characters. */
+function failureText(status: number, body: Buffer, statusText: string): { text: string; code: string } {
+  try {
+    const err = JSON.parse(body.toString('utf8'))?.['odata.error']
+    if (err && typeof err === 'object') {
+      const value = typeof err.message === 'object' ? err.message?.value : err.message
+      return { text: `HTTP ${status}: ${String(value ?? '').slice(0, 200)}`, code: String(err.code ?? '') }
+    }
+  } catch {
+    // not JSON: the status line says it
+  }
+  return { text: `HTTP ${status}${statusText ? ` ${statusText}` : ''}`, code: '' }
+}
+
+function networkError(err: unknown): SourceError {
+  const e = err as { code?: string; message?: string; name?: string }
+  if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED') return new SourceError('aborted', 'interrupted')
+  const reason =
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+      ? 'read timeout'
+      : e.code === 'UND_ERR_CONNECT_TIMEOUT'
+        ? 'connect timeout'
+        : e.code === 'UND_ERR_SOCKET'
+          ? 'connection closed by the source'
+          : `${e.code ? `connect ${e.code}` : (e.message ?? String(err))}`
+  return new SourceError('unreachable', reason)
+}
+
+/** A counting semaphore: requests beyond `limit` wait their turn. */
+class Gate {
+  #free: number
+  #waiting: (() => void)[] = []
+  constructor(limit: number) {
+    this.#free = limit
+  }
+  async enter(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--
+      return
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve))
+  }
+  leave(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#free++
+  }
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve()
+    const t = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
+  })
+
+export class Source {
+  readonly root: string
+  requests = 0
+  bytes = 0
+  readonly #agent: Agent
+  readonly #gate: Gate
+  readonly #auth: string | undefined
+  readonly #opts: SourceOptions
+
+  constructor(opts: SourceOptions) {
+    this.#opts = opts
+    this.root = opts.root
+    this.#gate = new Gate(Math.min(2, Math.max(1, opts.concurrency)))
+    this.#agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT }, keepAliveTimeout: 30_000, connections: 2 })
+    this.#auth = opts.user === undefined ? undefined : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`, 'utf8').toString('base64')}`
+  }
+
+  url(resource: string, query: Readonly<Record<string, string | number | undefined>> = {}): string {
+    return `${this.root}/${encodePath(resource)}${queryString(query)}`
+  }
+
+  #headers(json: boolean): Record<string, string> {
+    const h: Record<string, string> = { 'accept-encoding': 'gzip' }
+    if (json) h.accept = 'application/json'
+    if (this.#auth) h.authorization = this.#auth
+    return h
+  }
+
+  async #once<T>(url: string, timeoutMs: number, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
+    await this.#gate.enter()
+    try {
+      if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
+      this.requests++
+      let res: Dispatcher.ResponseData
+      try {
+        res = await request(url, {
+          method: 'GET',
+          dispatcher: this.#agent,
+          headers: this.#headers(!url.includes('/$metadata')),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: this.#opts.signal,
+        })
+      } catch (err) {
+        throw networkError(err)
+      }
+      try {
+        if (res.statusCode !== 200) {
+          const body = await collect(res)
+          if (res.statusCode === 401 || res.statusCode === 403) {
+            throw new SourceError('credentials', `source refused the credentials (HTTP ${res.statusCode})`, res.statusCode)
+          }
+          const { text, code } = failureText(res.statusCode, body, STATUS_CODES[res.statusCode] ?? '')
+          throw new SourceError('status', text, res.statusCode, code)
+        }
+        return await read(res)
+      } catch (err) {
+        if (err instanceof SourceError) throw err
+        throw networkError(err)
+      }
+    } finally {
+      this.#gate.leave()
+    }
+  }
+
+  async #withRetry<T>(makeUrl: () => string, opts: RequestOptions, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
+    const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
+    const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#once(makeUrl(), timeout, read)
+      } catch (err) {
+        if (!(err instanceof SourceError) || !err.retryable || opts.retry === false || attempt >= delays.length) throw err
+        opts.beforeRetry?.(err)
+        await sleep(delays[attempt]!, this.#opts.signal)
+        if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
+      }
+    }
+  }
+
+  /** A JSON answer (`$format=json` is the caller's part of the URL). */
+  async json<T = Record<string, unknown>>(makeUrl: () => string, opts: RequestOptions = {}): Promise<{ body: T; bytes: number }> {
+    return this.#withRetry(makeUrl, opts, async (res) => {
+      const raw = await collect(res)
+      const type = String(res.headers['content-type'] ?? '')
+      const text = decode(raw, res.headers['content-encoding'])
+      this.bytes += raw.length
+      if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
+      try {
+        return { body: JSON.parse(text) as T, bytes: raw.length }
+      } catch {
+        throw new SourceError('not-json', 'not a JSON answer', 200)
+      }
+    })
+  }
+
+  /** Streams an answer to `file` while hashing it; never holds it whole in memory. */
+  async download(makeUrl: () => string, file: string, opts: RequestOptions = {}): Promise<{ bytes: number; sha256: string }> {
+    return this.#withRetry(makeUrl, opts, async (res) => {
+      const hash = createHash('sha256')
+      let bytes = 0
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk)
+          bytes += chunk.length
+          done(null, chunk)
+        },
+      })
+      const gz = String(res.headers['content-encoding'] ?? '').includes('gzip')
+      const stages = gz ? [res.body, createGunzip(), counter, createWriteStream(file)] : [res.body, counter, createWriteStream(file)]
+      await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
+      this.bytes += bytes
+      return { bytes, sha256: hash.digest('hex') }
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close().catch(() => {})
+  }
+}
+
+async function collect(res: Dispatcher.ResponseData): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const c of res.body) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}
+
+function decode(raw: Buffer, encoding: string | string[] | undefined): string {
+  return (String(encoding ?? '').includes('gzip') ? gunzipSync(raw) : raw).toString('utf8')
+}

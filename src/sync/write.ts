@@ -1,0 +1,110 @@
+// A sync batch (sync.md §7.7): at most 1000 objects of one entity set, written through the
+// import path (validation, read models, derived tables) together with the connector's
+// bookkeeping for them, in one transaction. An object that fails validation is skipped
+// with a warning and its version is not saved, so the next cycle tries it again.
+import { createHash } from 'node:crypto'
+import { ImportBatch } from '../import/batch.js'
+import type { SqlPort } from '../store/sql.js'
+import type { SetReport } from './output.js'
+import type { SyncStore } from './state/store.js'
+
+export const BATCH_SIZE = 1000
+
+export const formHash = (object: unknown): string => createHash('sha1').update(JSON.stringify(object)).digest('base64')
+
+interface Item {
+  readonly object: Record<string, unknown>
+  readonly ref: string
+  /** Saved with the object: [version, hash, extra]; undefined for record sets and deletions. */
+  readonly saved?: readonly [version: string, hash: string, extra: string]
+  readonly deleted?: boolean
+  /** Counted in the set's `written` (a record set written on its own account). */
+  readonly counted?: boolean
+}
+
+export class SetWriter {
+  readonly #items: Item[] = []
+  readonly #versions: [string, string, string, string][] = []
+  readonly #after: (() => Promise<void>)[] = []
+  #forget: string[] = []
+
+  constructor(
+    readonly sql: SqlPort,
+    readonly state: SyncStore,
+    readonly entitySet: string,
+    readonly report: SetReport,
+  ) {}
+
+  get size(): number {
+    return this.#items.length + this.#versions.length
+  }
+
+  /** An object to write, with the version and form hash to save for it. */
+  write(ref: string, object: Record<string, unknown>, version: string, hash: string, extra = ''): void {
+    this.#items.push({ object, ref, saved: [version, hash, extra] })
+  }
+
+  /** A record set or an extra object (not a row of this set's saved versions). */
+  writeOther(ref: string, object: Record<string, unknown>, counted = true): void {
+    this.#items.push({ object, ref, counted })
+  }
+
+  /** A deletion of an object this set holds: the object goes and so does its saved row. */
+  remove(ref: string, object: Record<string, unknown>): void {
+    this.#items.push({ object, ref, deleted: true })
+    this.#forget.push(ref)
+  }
+
+  /** Only the version (unchanged form, or read but not synced: hash ''). */
+  saveVersion(ref: string, version: string, hash: string, extra = ''): void {
+    this.#versions.push([ref, version, hash, extra])
+  }
+
+  /** State writes that must commit with this batch (a window done, a queue entry gone). */
+  also(work: () => Promise<void>): void {
+    this.#after.push(work)
+  }
+
+  async flushIfFull(): Promise<void> {
+    if (this.#items.length >= BATCH_SIZE) await this.flush()
+  }
+
+  async flush(): Promise<void> {
+    if (this.#items.length === 0 && this.#versions.length === 0 && this.#after.length === 0 && this.#forget.length === 0) return
+    const items = this.#items.splice(0)
+    const versions = this.#versions.splice(0)
+    const after = this.#after.splice(0)
+    const forget = this.#forget
+    this.#forget = []
+    let written = 0
+    let deleted = 0
+    let failed = 0
+    await this.sql.transaction(async () => {
+      const batch = new ImportBatch(this.sql)
+      const saved: [string, string, string, string][] = []
+      for (const item of items) {
+        const outcome = await batch.add(item.object)
+        if (!outcome.ok) {
+          failed++
+          const [attribute, ...rest] = outcome.reason.split(': ')
+          this.report.warn(item.ref, rest.length > 0 ? attribute! : '', rest.length > 0 ? rest.join(': ') : outcome.reason)
+          continue
+        }
+        if (item.deleted) deleted++
+        else if (item.saved || item.counted) written++
+        if (item.saved) saved.push([item.ref, ...item.saved])
+      }
+      await batch.finish()
+      await this.state.saveObjects(this.entitySet, [...saved, ...versions])
+      await this.state.forgetObjects(this.entitySet, forget)
+      for (const work of after) await work()
+    })
+    this.report.written += written
+    this.report.deleted += deleted
+    this.report.skipped += failed
+    if (failed > 0) this.invalid += failed
+  }
+
+  /** Objects refused by validation in this set this cycle (the set is then not error-free). */
+  invalid = 0
+}
