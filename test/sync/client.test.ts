@@ -1,0 +1,150 @@
+// The source client against a scripted local server: headers, encoding, retries (§8),
+// the concurrency cap, gzip and the error texts.
+import * as assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { after, test } from 'node:test'
+import { gzipSync } from 'node:zlib'
+import { Source, SourceError } from '../../src/sync/source/client.js'
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void
+let handler: Handler = (_req, res) => res.end()
+const seen: IncomingMessage[] = []
+let inFlight = 0
+let maxInFlight = 0
+const server = createServer((req, res) => {
+  seen.push(req)
+  inFlight++
+  maxInFlight = Math.max(maxInFlight, inFlight)
+  res.on('close', () => inFlight--)
+  handler(req, res)
+})
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/base/odata/standard.odata`
+after(() => server.close())
+
+const source = (extra: Partial<ConstructorParameters<typeof Source>[0]> = {}) =>
+  new Source({ root, user: 'Иванов', password: 'секрет', concurrency: 1, readTimeoutMs: 2000, retryDelaysMs: [1, 1, 1, 1], ...extra })
+
+const json = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json;charset=utf-8' })
+  res.end(JSON.stringify(body))
+}
+
+test('GET with UTF-8 Basic credentials, Accept JSON, gzip accepted, Cyrillic percent-encoded', async () => {
+  seen.length = 0
+  handler = (_req, res) => json(res, 200, { value: [] })
+  const s = source()
+  await s.json(() => s.url('Catalog_Номенклатура', { $format: 'json', $filter: "Date ge datetime'2026-01-01T00:00:00'" }))
+  const req = seen[0]!
+  assert.equal(req.method, 'GET')
+  assert.equal(req.url, "/base/odata/standard.odata/Catalog_%D0%9D%D0%BE%D0%BC%D0%B5%D0%BD%D0%BA%D0%BB%D0%B0%D1%82%D1%83%D1%80%D0%B0?$format=json&$filter=Date%20ge%20datetime%272026-01-01T00%3A00%3A00%27")
+  assert.equal(req.headers.authorization, `Basic ${Buffer.from('Иванов:секрет', 'utf8').toString('base64')}`)
+  assert.equal(req.headers.accept, 'application/json')
+  assert.equal(req.headers['accept-encoding'], 'gzip')
+  await s.close()
+})
+
+test('no user: no Authorization header', async () => {
+  seen.length = 0
+  handler = (_req, res) => json(res, 200, { value: [] })
+  const s = source({ user: undefined })
+  await s.json(() => s.url('X', { $format: 'json' }))
+  assert.equal(seen[0]!.headers.authorization, undefined)
+  await s.close()
+})
+
+test('a gzip answer is decoded', async () => {
+  handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+    res.end(gzipSync(JSON.stringify({ value: [{ Ref_Key: 'a' }] })))
+  }
+  const s = source()
+  assert.deepEqual((await s.json(() => s.url('X'))).body, { value: [{ Ref_Key: 'a' }] })
+  await s.close()
+})
+
+test('5xx is retried up to 5 attempts in all, then fails with the odata.error text', async () => {
+  seen.length = 0
+  handler = (_req, res) => json(res, 500, { 'odata.error': { code: '-1', message: { lang: 'ru', value: 'Ошибка обработчика' } } })
+  const s = source()
+  let retries = 0
+  await assert.rejects(
+    s.json(() => s.url('X'), { beforeRetry: () => retries++ }),
+    (err: SourceError) => err.kind === 'status' && err.status === 500 && err.code === '-1' && err.message === 'HTTP 500: Ошибка обработчика',
+  )
+  assert.equal(seen.length, 5)
+  assert.equal(retries, 4)
+  await s.close()
+})
+
+test('400, 404 and 501 are never retried; a non-JSON error body is named by its status line', async () => {
+  for (const status of [400, 404, 501]) {
+    seen.length = 0
+    handler = (_req, res) => {
+      res.writeHead(status, { 'content-type': 'text/html' })
+      res.end('<html>nope</html>')
+    }
+    const s = source()
+    await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.status === status && err.message.startsWith(`HTTP ${status} `))
+    assert.equal(seen.length, 1)
+    await s.close()
+  }
+})
+
+test('401 is a refusal of the credentials, never retried, with no secret in the text', async () => {
+  seen.length = 0
+  handler = (_req, res) => json(res, 401, {})
+  const s = source()
+  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => {
+    assert.equal(err.message, 'source refused the credentials (HTTP 401)')
+    assert.equal(err.kind, 'credentials')
+    return true
+  })
+  assert.equal(seen.length, 1)
+  await s.close()
+})
+
+test('a 200 that is not JSON fails without retry (Atom)', async () => {
+  seen.length = 0
+  handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/atom+xml' })
+    res.end('<feed/>')
+  }
+  const s = source()
+  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.kind === 'not-json')
+  assert.equal(seen.length, 1)
+  await s.close()
+})
+
+test('a refused connection is "unreachable" and counts as the source being down', async () => {
+  const s = new Source({ root: 'http://127.0.0.1:1/x', concurrency: 1, readTimeoutMs: 1000, retryDelaysMs: [1] })
+  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.kind === 'unreachable' && err.sourceDown && /ECONNREFUSED/.test(err.message))
+  await s.close()
+})
+
+test('no byte within the read timeout fails the attempt and is retried', async () => {
+  seen.length = 0
+  let n = 0
+  handler = (_req, res) => {
+    if (n++ === 0) return // never answers
+    json(res, 200, { value: [] })
+  }
+  const s = source({ readTimeoutMs: 200 })
+  assert.deepEqual((await s.json(() => s.url('X'))).body, { value: [] })
+  assert.equal(seen.length, 2)
+  await s.close()
+})
+
+test('never more than `concurrency` requests in flight', async () => {
+  maxInFlight = 0
+  handler = (_req, res) => setTimeout(() => json(res, 200, { value: [] }), 30)
+  for (const concurrency of [1, 2]) {
+    maxInFlight = 0
+    const s = source({ concurrency })
+    await Promise.all(Array.from({ length: 8 }, () => s.json(() => s.url('X'))))
+    assert.equal(maxInFlight, concurrency)
+    await s.close()
+  }
+})
