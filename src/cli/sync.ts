@@ -90,6 +90,8 @@ export interface SyncRuntime {
   readonly signal?: AbortSignal
   /** The cycle's day (tests); default: today, local time. */
   readonly today?: () => string
+  /** An open store to use instead of `--db` (tests of the in-process engine); left open. */
+  readonly sql?: SqlPort
 }
 
 export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise<number> {
@@ -112,7 +114,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
   if (flags.once && flags.every !== undefined) throw new LocalError(USAGE)
   const db = resolveDb(flags.db)
   if (flags.status) {
-    const sql = await openExisting(db)
+    const sql = runtime.sql ?? (await openExisting(db))
     try {
       if (!(await hasSyncTables(sql))) {
         sink.out('no sync has run on this store')
@@ -121,7 +123,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
       await printStatus(new SyncStore(sql), sink)
       return 0
     } finally {
-      await sql.close()
+      if (!runtime.sql) await sql.close()
     }
   }
   const every = flags.every === undefined ? undefined : Number(flags.every)
@@ -143,16 +145,23 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     signal: controller.signal,
   })
   try {
-    if (flags.check) return await check(db, source, map, sink)
-    return await run(db, source, map, sink, { every, full: flags.full === true, controller, today: runtime.today ?? (() => localDay()), external: runtime.signal !== undefined })
+    if (flags.check) return await check(db, source, map, sink, runtime.sql)
+    return await run(db, source, map, sink, {
+      every,
+      full: flags.full === true,
+      controller,
+      today: runtime.today ?? (() => localDay()),
+      external: runtime.signal !== undefined,
+      sql: runtime.sql,
+    })
   } finally {
     await source.close()
   }
 }
 
-async function check(db: string, source: Source, map: MapFile, sink: Sink): Promise<number> {
-  let sql: SqlPort | undefined
-  if (isPostgresUrl(db) || existsSync(db)) sql = await openExisting(db)
+async function check(db: string, source: Source, map: MapFile, sink: Sink, given?: SqlPort): Promise<number> {
+  let sql: SqlPort | undefined = given
+  if (!sql && (isPostgresUrl(db) || existsSync(db))) sql = await openExisting(db)
   try {
     const state = sql && (await hasSyncTables(sql)) ? new SyncStore(sql) : undefined
     const checked = await startupCheck(source, map, state, false)
@@ -166,7 +175,7 @@ async function check(db: string, source: Source, map: MapFile, sink: Sink): Prom
     }
     throw err
   } finally {
-    await sql?.close()
+    if (!given) await sql?.close()
   }
 }
 
@@ -177,11 +186,11 @@ async function run(
   source: Source,
   map: MapFile,
   sink: Sink,
-  o: { every?: number; full: boolean; controller: AbortController; today: () => string; external: boolean },
+  o: { every?: number; full: boolean; controller: AbortController; today: () => string; external: boolean; sql?: SqlPort },
 ): Promise<number> {
   let sql: SqlPort
   try {
-    sql = await openWritable(db)
+    sql = o.sql ?? (await openWritable(db))
   } catch (err) {
     throw new LocalError(`cannot open the store: ${(err as Error).message}`)
   }
@@ -266,7 +275,7 @@ async function run(
       process.off('SIGINT', onSignal)
     }
     await lock.release()
-    await sql.close()
+    if (!o.sql) await sql.close()
   }
 }
 
