@@ -92,6 +92,8 @@ export interface SyncRuntime {
   readonly today?: () => string
   /** An open store to use instead of `--db` (tests of the in-process engine); left open. */
   readonly sql?: SqlPort
+  /** Sees the source client (its request and byte counts), for the benchmark. */
+  readonly onSource?: (source: Source) => void
 }
 
 export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise<number> {
@@ -144,6 +146,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     retryDelaysMs: runtime.retryDelaysMs,
     signal: controller.signal,
   })
+  runtime.onSource?.(source)
   try {
     if (flags.check) return await check(db, source, map, sink, runtime.sql)
     return await run(db, source, map, sink, {
