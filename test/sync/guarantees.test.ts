@@ -86,7 +86,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await synced.writer.all(`SELECT recorder FROM ${table} WHERE recorder = ?`, [payer]), [])
       }
       assert.deepEqual(await synced.writer.all('SELECT ref FROM objects WHERE ref = ?', [deleted.ref as string]), [])
-      const marks = await synced.writer.all<{ deletion_mark: number }>('SELECT deletion_mark FROM doc_transfers WHERE ref = ?', [marked.ref as string])
+      const marks = await synced.writer.all<{ deletion_mark: number }>('SELECT deletion_mark FROM doc_transfers WHERE ref = ?', [(marked as Obj).ref as string])
       assert.equal(Number(marks[0]!.deletion_mark), 1)
       const again = await runSync(synced.writer, { source: fake.url, once: true })
       for (const l of setLines(again.out)) assert.match(l, /written 0, deleted 0,/)
@@ -143,4 +143,3 @@ for (const backend of BACKENDS) {
   })
 }
 
-void ({} as Obj)
