@@ -12,6 +12,7 @@ const USAGE = `usage:
   docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full]
   docgate sync --check --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB]
   docgate sync --status [--db DB]
+  docgate fake-1c [--db DB | --demo [--scale N] [--seed S]] [--host H] [--port N] [--user NAME] [--password-stdin] [--custom]
 DB is an SQLite file path or a postgres:// URL; default $DOCGATE_DB or ./data/docgate.db`
 
 export class UsageError extends Error {}
@@ -37,6 +38,8 @@ export async function main(argv: string[]): Promise<number> {
       full: { type: 'boolean' },
       check: { type: 'boolean' },
       status: { type: 'boolean' },
+      demo: { type: 'boolean' },
+      custom: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })
@@ -54,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./demo.js')).demo(values)
     case 'users':
       return (await import('./users.js')).users(values, positionals)
+    case 'fake-1c':
+      return (await import('./fake1c.js')).fake1c(values)
     case 'sync':
       return (await import('./sync.js')).sync(values)
     default:
