@@ -13,6 +13,8 @@ const FULL_REBUILD = 20_000
 export interface Touched {
   readonly refs: ReadonlySet<string>
   readonly types: ReadonlySet<string>
+  /** Whether owners were touched through links (refs whose types are not in `types`); unknown = yes. */
+  readonly owners?: boolean
 }
 
 /**
@@ -34,11 +36,25 @@ function columnsToTrace(source: string, types: ReadonlySet<string>): string[] {
 
 const ownType = (source: string): string | undefined => ALL_TABLE_TYPES.find((t) => t.table === source)?.type
 
+/**
+ * Whether any row of the model can be affected: its own objects changed, an object it
+ * references changed, or an owner was touched through a link. A small sync batch touches
+ * one type, and each model it cannot see would cost its statements for nothing.
+ */
+function canSee(model: ReadModel, touched: Touched): boolean {
+  if (touched.owners !== false) return true
+  const type = ownType(model.source)
+  if (type === undefined) return true
+  if ([...touched.types].some((t) => allowsType([type], t))) return true
+  return columnsToTrace(model.source, touched.types).length > 1
+}
+
 export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: Touched | 'all'): Promise<number> {
   await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _touched (ref TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS _affected (ref TEXT PRIMARY KEY);')
   let traced = false
   let built = 0
   for (const model of models) {
+    if (touched !== 'all' && !canSee(model, touched)) continue
     await sql.run('DELETE FROM _affected')
     const type = ownType(model.source)
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
@@ -54,8 +70,11 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       const branches = columnsToTrace(model.source, touched.types).map(
         (c) => `SELECT ref FROM ${model.source} WHERE ${c} IN (SELECT ref FROM _touched)`,
       )
-      await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)
+      const affected = await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)
       await sql.run(`DELETE FROM ${model.table} WHERE ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)`)
+      // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
+      // plan the model's whole select for an empty set.
+      if (affected === 0) continue
     }
     built += await buildRows(sql, model)
   }

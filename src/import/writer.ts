@@ -13,6 +13,8 @@ export class Writer {
   /** Types of the objects stored or removed, so only the read models that can see them are traced. */
   readonly touchedTypes = new Set<string>()
   readonly refsSeen = new Set<string>()
+  /** Some owner (an attachment's document, a payment record's request) was touched through a link. */
+  ownersTouched = false
   #sql: SqlPort
   #upserts = new Map<string, string>()
 
@@ -78,7 +80,7 @@ export class Writer {
     if (report.length === 0) await this.#sql.run(`DELETE FROM ${table} WHERE recorder = ?`, [op.recorder])
     else {
       const old = await this.#sql.all<Record<string, SqlValue>>(`DELETE FROM ${table} WHERE recorder = ? RETURNING ${report.join(', ')}`, [op.recorder])
-      for (const row of old) for (const col of links) if (row[col]) this.touched.add(row[col] as string)
+      for (const row of old) for (const col of links) if (row[col]) this.#touchOwner(row[col] as string)
       this.#derived?.removed(table, old)
     }
     if (op.rows.length > 0) {
@@ -104,14 +106,19 @@ export class Writer {
     const links = OWNER_LINKS[table]
     if (!links) return
     const rows = await this.#sql.all<Record<string, string>>(`SELECT ${links.join(', ')} FROM ${table} WHERE ${key} = ?`, [ref])
-    for (const row of rows) for (const col of links) if (row[col]) this.touched.add(row[col])
+    for (const row of rows) for (const col of links) if (row[col]) this.#touchOwner(row[col])
   }
 
   #touchOwnerValues(table: string, columns: readonly string[], values: readonly SqlValue[]): void {
     for (const col of OWNER_LINKS[table] ?? []) {
       const v = values[columns.indexOf(col)]
-      if (typeof v === 'string' && v !== '') this.touched.add(v)
+      if (typeof v === 'string' && v !== '') this.#touchOwner(v)
     }
+  }
+
+  #touchOwner(ref: string): void {
+    this.touched.add(ref)
+    this.ownersTouched = true
   }
 
   #upsertSql(table: string, columns: readonly string[], key: readonly string[]): string {

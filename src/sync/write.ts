@@ -80,10 +80,11 @@ export class SetWriter {
     let deleted = 0
     let failed = 0
     await this.sql.transaction(async () => {
-      const batch = new ImportBatch(this.sql)
+      // A window with nothing to write still commits its bookkeeping, without the read-model pass.
+      const batch = items.length > 0 ? new ImportBatch(this.sql) : undefined
       const saved: [string, string, string, string][] = []
       for (const item of items) {
-        const outcome = await batch.add(item.object)
+        const outcome = await batch!.add(item.object)
         if (!outcome.ok) {
           failed++
           const [attribute, ...rest] = outcome.reason.split(': ')
@@ -94,7 +95,7 @@ export class SetWriter {
         else if (item.saved || item.counted) written++
         if (item.saved) saved.push([item.ref, ...item.saved])
       }
-      await batch.finish()
+      await batch?.finish()
       await this.state.saveObjects(this.entitySet, [...saved, ...versions])
       await this.state.forgetObjects(this.entitySet, forget)
       for (const work of after) await work()

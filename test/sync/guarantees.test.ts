@@ -17,6 +17,12 @@ const load = async (sql: SqlPort, objects: readonly unknown[]) => {
   assert.equal(report.ok, true, JSON.stringify(report.invalid.slice(0, 3)))
 }
 
+/** The writer handle goes first: dropping a PostgreSQL database ends its connections. */
+async function dispose(store: TestStore): Promise<void> {
+  if (store.location !== 'pglite://memory') await store.writer.close()
+  await store.cleanup()
+}
+
 const setLines = (out: readonly string[]) => out.filter((l) => / → .*: read \d+, written \d+/.test(l))
 
 for (const backend of BACKENDS) {
@@ -34,8 +40,8 @@ for (const backend of BACKENDS) {
     })
     after(async () => {
       await fake.close()
-      await imported.cleanup()
-      await synced.cleanup()
+      await dispose(imported)
+      await dispose(synced)
     })
 
     test('1. a first --once into an empty store answers exactly as the import of §4', async () => {
@@ -110,7 +116,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await dump(store.writer), await dump(imported.writer))
       } finally {
         fake.faults.failAfter = undefined
-        await store.cleanup()
+        await dispose(store)
       }
     })
 
@@ -129,7 +135,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await store.writer.all('SELECT ref FROM objects'), [])
         assert.deepEqual(await store.writer.all("SELECT key FROM sync_meta WHERE key <> 'source' AND key NOT LIKE 'metadata%'"), [])
       } finally {
-        await store.cleanup()
+        await dispose(store)
       }
     })
 
