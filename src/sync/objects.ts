@@ -7,7 +7,7 @@ import { noteOtherDocuments } from './context.js'
 import { attachmentContent, mapEntity } from './mapping/index.js'
 import type { SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
-import { chunks, pages, refFilter } from './pages.js'
+import { chunks, inGroups, pages, refFilter } from './pages.js'
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { Held, SetState } from './state/store.js'
@@ -221,10 +221,13 @@ class ObjectSync {
   }
 
   async byKeys(refs: readonly string[]): Promise<Record<string, unknown>[]> {
-    const { body } = await this.ctx.source.json<{ value?: Record<string, unknown>[] }>(() =>
-      this.ctx.source.url(this.plan.entitySet, { $format: 'json', $select: this.select, $filter: refFilter(refs) }),
-    )
-    return Array.isArray(body.value) ? body.value : []
+    return inGroups(refs, async (group, retry) => {
+      const { body } = await this.ctx.source.json<{ value?: Record<string, unknown>[] }>(
+        () => this.ctx.source.url(this.plan.entitySet, { $format: 'json', $select: this.select, $filter: refFilter(group) }),
+        { retry },
+      )
+      return Array.isArray(body.value) ? body.value : []
+    })
   }
 
   /** §7.6: absent from a complete, error-free scan, within the cap, and not found by key. */

@@ -59,3 +59,22 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
   return out
 }
+
+/**
+ * Reads a group of keys (refetch, record sets); a group the source finds too heavy (5xx,
+ * timeout) is read again in quarters, as a page would be made smaller (§7.2), and a single
+ * key gets the full retry schedule of §8.
+ */
+export async function inGroups<T, R>(items: readonly T[], read: (group: readonly T[], retry: boolean) => Promise<R[]>): Promise<R[]> {
+  if (items.length <= 1) return read(items, true)
+  try {
+    return await read(items, false)
+  } catch (err) {
+    const e = err as SourceError
+    if (!(e instanceof Error) || !('retryable' in e) || !e.retryable || (e.kind !== 'status' && e.message !== 'read timeout')) throw err
+    const size = Math.ceil(items.length / 4)
+    const out: R[] = []
+    for (const part of chunks(items, size)) out.push(...(await inGroups(part, read)))
+    return out
+  }
+}

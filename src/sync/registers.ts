@@ -9,7 +9,7 @@ import type { CycleContext } from './context.js'
 import { mapRecordSet, recorderOf, skipsRecorder } from './mapping/index.js'
 import type { RecorderRef, SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
-import { chunks, pages } from './pages.js'
+import { chunks, inGroups, pages } from './pages.js'
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { SetState } from './state/store.js'
@@ -139,10 +139,14 @@ class RegisterSync {
     }
     if (!this.byKeyOnly) {
       try {
-        const { body } = await this.ctx.source.json<{ value?: Record<string, unknown>[] }>(() =>
-          this.ctx.source.url(this.plan.entitySet, { $format: 'json', $filter: this.setFilter(recorders) }),
-        )
-        for (const e of body.value ?? []) take(e)
+        const sets = await inGroups(recorders, async (group, retry) => {
+          const { body } = await this.ctx.source.json<{ value?: Record<string, unknown>[] }>(
+            () => this.ctx.source.url(this.plan.entitySet, { $format: 'json', $filter: this.setFilter(group) }),
+            { retry },
+          )
+          return body.value ?? []
+        })
+        for (const e of sets) take(e)
         return found
       } catch (err) {
         if (!(err instanceof SourceError) || err.status !== 400) throw err
