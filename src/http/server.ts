@@ -12,7 +12,8 @@ import type { SqlPort } from '../store/sql.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
-  authenticate(headerValues: readonly string[], ip: string, service: string): Promise<AuthResult>
+  /** `service` null asks only whether the user is issued (health answers any issued user). */
+  authenticate(headerValues: readonly string[], ip: string, service: string | null): Promise<AuthResult>
 }
 
 export interface ServerOptions {
@@ -99,7 +100,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   }
 
   app.get('/main/hs/health', async (req, reply) => {
-    const auth = await options.auth.authenticate(authorizationValues(req), req.ip, 'health')
+    const auth = await options.auth.authenticate(authorizationValues(req), req.ip, null)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     try {
       await options.sql.all('SELECT 1 AS ok')
