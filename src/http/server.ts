@@ -5,6 +5,7 @@ import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
+import { openApiDocument } from '../openapi/document.js'
 import { queryPairs } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { Body } from '../pipeline/run.js'
@@ -22,6 +23,8 @@ export interface ServerOptions {
   readonly logger?: Logger | false
   /** The clock; tests inject a fixed one. */
   readonly now?: () => Date
+  /** GET /openapi.json (no credentials: it holds no business data); off with `serve --no-docs`. */
+  readonly docs?: boolean
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -110,6 +113,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       return reply.code(500).type(TEXT_TYPE).send(errorText(err))
     }
   })
+
+  if (options.docs !== false) {
+    const document = Buffer.from(JSON.stringify(openApiDocument()))
+    app.get('/openapi.json', async (_req, reply) => reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').send(document))
+  }
 
   const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
 
