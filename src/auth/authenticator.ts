@@ -106,7 +106,8 @@ export class Authenticator {
     return this.#kdfPeak
   }
 
-  async authenticate(headerValues: readonly string[], ip: string, service: string): Promise<AuthResult> {
+  /** `service` null: any issued user passes, whatever their grants (health, decision "Health"). */
+  async authenticate(headerValues: readonly string[], ip: string, service: string | null): Promise<AuthResult> {
     const credentials = parseBasic(headerValues)
     const header = headerValues[0]
     if (credentials === null || header === undefined) return FAIL
@@ -152,7 +153,7 @@ export class Authenticator {
     // was right. Counting it would lock out a client that merely called a service it lacks
     // (and then its granted calls too); a right guess teaches an attacker nothing the
     // granted services would not.
-    if (!record.methods.includes(service) && !record.methods.includes('*')) return FAIL
+    if (service !== null && !record.methods.includes(service) && !record.methods.includes('*')) return FAIL
 
     this.#perAddress.recordSuccess(addressKey)
     this.#perAccount.recordSuccess(accountKey)

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 
 const USAGE = `usage:
-  docgate serve [--db DB] [--host H] [--port N]
+  docgate serve [--db DB] [--host H] [--port N] [--no-docs]
   docgate import [--db DB] FILE...
   docgate demo [--db DB] [--scale N] [--seed S]
   docgate users add NAME [--db DB] [--methods LIST] [--password-stdin]
@@ -40,6 +40,7 @@ export async function main(argv: string[]): Promise<number> {
       status: { type: 'boolean' },
       demo: { type: 'boolean' },
       custom: { type: 'boolean' },
+      'no-docs': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })

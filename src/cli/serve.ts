@@ -9,7 +9,7 @@ import { UserSnapshot } from '../users/directory.js'
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before sockets are cut. */
 const GRACE_MS = 10_000
 
-export async function serve(flags: { db?: string; host?: string; port?: string }): Promise<number> {
+export async function serve(flags: { db?: string; host?: string; port?: string; 'no-docs'?: boolean }): Promise<number> {
   const host = flags.host ?? '127.0.0.1'
   const port = Number(flags.port ?? '8080')
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${flags.port}"`)
@@ -17,11 +17,13 @@ export async function serve(flags: { db?: string; host?: string; port?: string }
   const sql = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
   const users = new UserSnapshot(sql, (err) => logger.error({ err }, 'users refresh failed'))
   await users.start()
-  const app = buildServer({ sql, auth: new Authenticator({ users }), logger })
+  const docs = flags['no-docs'] !== true
+  const app = buildServer({ sql, auth: new Authenticator({ users }), logger, docs })
   const drainer = new ConnectionDrainer(app.server)
   const address = await app.listen({ host, port })
   const url = new URL(address)
   console.log(`listening on http://${host}:${url.port}`)
+  if (docs) console.log(`OpenAPI document: http://${host}:${url.port}/openapi.json`)
   return new Promise<number>((resolve) => {
     let stopping = false
     const stop = (signal: string) => {

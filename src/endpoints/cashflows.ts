@@ -4,6 +4,7 @@
 // Printing decisions where the spec is silent: a cash desk has no bank and no account
 // kind, so it prints Банк and ВидСчета as ''; the totals row comes last; `cash` is an
 // alias of `account` (the first of the two in the query string wins).
+import { RESPONSES } from './responses.js'
 import { round2 } from '../format/values.js'
 import { fold, sortKey } from '../pipeline/fold.js'
 import { NO, YES } from './define.js'
@@ -107,6 +108,7 @@ export const cashflows: ComputedEndpoint = {
   kind: 'computed',
   service: 'cashflows',
   operationId: 'GetCashFlows',
+  response: RESPONSES.cashflows!,
   params,
   async compute(ctx, issues) {
     const period = cashPeriod(ctx.values, ctx.now(), issues)

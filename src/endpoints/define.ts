@@ -1,6 +1,7 @@
 // The vocabulary every endpoint file speaks. An endpoint is data that mirrors its table
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
 import type { ColumnDef } from '../store/schema.js'
+import type { ResponseShapes } from './responses.js'
 import type { Condition } from '../store/plan.js'
 import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 
@@ -111,6 +112,8 @@ export interface ListEndpoint {
   readonly kind: 'list'
   readonly service: string
   readonly operationId: string
+  /** The printed shape of a `data` item, short and `full` (responses.ts). */
+  readonly response: ResponseShapes
   readonly readModel: ReadModel
   readonly period?: Period
   readonly params: readonly Param[]
@@ -134,6 +137,8 @@ export interface ComputedEndpoint {
   readonly kind: 'computed'
   readonly service: string
   readonly operationId: string
+  /** The printed shape of a `data` item, short and `full` (responses.ts). */
+  readonly response: ResponseShapes
   readonly readModel?: ReadModel
   readonly params: readonly Param[]
   /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON). */

@@ -1,6 +1,7 @@
 // GET /main/hs/demands/get — spec § Requirement-invoice (demands), § GET /main/hs/demands/get.
 // Every stored requirement-invoice is listed. Sort: date ascending, then number.
 // No `date` parameter; `full` needs no `code`.
+import { RESPONSES } from './responses.js'
 import { rowsSummary } from '../format/plural.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
@@ -16,6 +17,7 @@ export const demands: ListEndpoint = {
   kind: 'list',
   service: 'demands',
   operationId: 'GetDemands',
+  response: RESPONSES.demands!,
   readModel: {
     table: 'api_demands',
     source: 'doc_demands',

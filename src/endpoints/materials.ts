@@ -6,6 +6,7 @@
 // (by name); a group marked for deletion still carries its unmarked elements (the mark
 // excludes elements, groups are only the path to them); an element or group whose
 // parent is not a stored group of this catalogue is a root.
+import { RESPONSES } from './responses.js'
 import { fold, sortKey } from '../pipeline/fold.js'
 import { planQuery } from '../pipeline/plan.js'
 import { compilePage } from '../store/select.js'
@@ -91,6 +92,7 @@ const selection: ListEndpoint = {
   kind: 'list',
   service: 'materials',
   operationId: 'GetMaterials',
+  response: RESPONSES.materials!,
   readModel,
   params,
   sort: [{ column: 'sort_name', dir: 'asc' }],
@@ -126,6 +128,7 @@ export const materials: ComputedEndpoint = {
   kind: 'computed',
   service: 'materials',
   operationId: 'GetMaterials',
+  response: RESPONSES.materials!,
   readModel,
   params,
   async compute(ctx, issues) {

@@ -2,6 +2,7 @@
 // Every stored production order is listed. Filters match the stored values, not the
 // printed literals: `code=Не` does not find an order printed as `Не указан`.
 // Sort: date ascending, then number. No `date` parameter.
+import { RESPONSES } from './responses.js'
 import { orLiteral } from '../format/values.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
@@ -33,6 +34,7 @@ export const morders: ListEndpoint = {
   kind: 'list',
   service: 'morders',
   operationId: 'GetMOrders',
+  response: RESPONSES.morders!,
   readModel: {
     table: 'api_morders',
     source: 'doc_production_orders',

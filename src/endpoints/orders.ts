@@ -1,6 +1,7 @@
 // GET /main/hs/orders/get — spec § Customer order, § GET /main/hs/orders/get.
 // `customer` matches the counterparty's name or its tax id; `contract` takes `_slash_`;
 // with `full`, Товары carries the planned cost (shared/planned-cost.ts).
+import { RESPONSES } from './responses.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
 import { messages } from '../pipeline/messages.js'
@@ -39,6 +40,7 @@ export const orders: ListEndpoint = {
   kind: 'list',
   service: 'orders',
   operationId: 'GetOrders',
+  response: RESPONSES.orders!,
   readModel: {
     table: 'api_orders',
     source: 'doc_customer_orders',

@@ -1,6 +1,7 @@
 // GET /main/hs/payments/get — spec § Expense request (payments), § GET /main/hs/payments/get.
 // The period is the expense date (ДатаРасхода), not the document date; the counterparty
 // is printed only as the fallback of Получатель, and filtered by `contractor`.
+import { RESPONSES } from './responses.js'
 import { orLiteral, summary } from '../format/values.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
@@ -29,6 +30,7 @@ export const payments: ListEndpoint = {
   kind: 'list',
   service: 'payments',
   operationId: 'GetPayments',
+  response: RESPONSES.payments!,
   readModel: {
     table: 'api_payments',
     source: 'doc_expense_requests',

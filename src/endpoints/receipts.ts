@@ -1,6 +1,7 @@
 // GET /main/hs/receipts/get — spec § Goods-and-services receipt, § GET /main/hs/receipts/get.
 // Склад is the stored-order warehouse (СкладОрдер); Товары and Услуги only with `full`,
 // whose key is case-insensitive; `contactor` (sic) and `supplier` are aliases of `contractor`.
+import { RESPONSES } from './responses.js'
 import { orLiteral, summary } from '../format/values.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
@@ -66,6 +67,7 @@ export const receipts: ListEndpoint = {
   kind: 'list',
   service: 'receipts',
   operationId: 'GetReceipts',
+  response: RESPONSES.receipts!,
   readModel: {
     table: 'api_receipts',
     source: 'doc_receipts',

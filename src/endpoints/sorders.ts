@@ -2,6 +2,7 @@
 // `supplier` is the filter's primary name (`contractor`, `contactor` are aliases);
 // `full` also takes the value `full`; СвязанныеДокументы is always the placeholder;
 // the rows' planned cost is printed as stored. No contract or tax-id filters.
+import { RESPONSES } from './responses.js'
 import { summary } from '../format/values.js'
 import { dmy } from '../pipeline/dates.js'
 import { YES } from './define.js'
@@ -30,6 +31,7 @@ export const sorders: ListEndpoint = {
   kind: 'list',
   service: 'sorders',
   operationId: 'GetSOrders',
+  response: RESPONSES.sorders!,
   readModel: {
     table: 'api_sorders',
     source: 'doc_supplier_orders',

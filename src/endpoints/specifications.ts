@@ -10,6 +10,7 @@
 // - without `full`, they filter the rows of the query join: a specification is selected
 //   when one row matches every given row filter, and Материалы lists ONLY those matching
 //   rows, with СуммаМатериалов summed over them.
+import { RESPONSES } from './responses.js'
 import { rowsSummary } from '../format/plural.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold, sortKey } from '../pipeline/fold.js'
@@ -41,6 +42,7 @@ export const specifications: ListEndpoint = {
   kind: 'list',
   service: 'specifications',
   operationId: 'GetSpecifications',
+  response: RESPONSES.specifications!,
   readModel: {
     table: 'api_specifications',
     source: 'cat_specifications',

@@ -2,6 +2,7 @@
 // Every stored transfer is listed (the spec names no posted or deletion-mark filter).
 // Sort: date ascending, then number (the spec gives only the date; the number orders
 // documents of the same moment the way their numbering does).
+import { RESPONSES } from './responses.js'
 import { rowsSummary } from '../format/plural.js'
 import { dmy } from '../pipeline/dates.js'
 import { fold } from '../pipeline/fold.js'
@@ -18,6 +19,7 @@ export const transfers: ListEndpoint = {
   kind: 'list',
   service: 'transfers',
   operationId: 'GetTransfers',
+  response: RESPONSES.transfers!,
   readModel: {
     table: 'api_transfers',
     source: 'doc_transfers',

@@ -1,5 +1,6 @@
 // GET /main/hs/warehouses/get — spec § Warehouse, § GET /main/hs/warehouses/get.
 // A flat list sorted by name; records marked for deletion are included (no such filter).
+import { RESPONSES } from './responses.js'
 import { fold, sortKey } from '../pipeline/fold.js'
 import type { ListEndpoint } from './define.js'
 
@@ -7,6 +8,7 @@ export const warehouses: ListEndpoint = {
   kind: 'list',
   service: 'warehouses',
   operationId: 'GetWarehouses',
+  response: RESPONSES.warehouses!,
   readModel: {
     table: 'api_warehouses',
     source: 'cat_warehouses',

@@ -5,6 +5,7 @@ import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
+import { openApiDocument } from '../openapi/document.js'
 import { queryPairs } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { Body } from '../pipeline/run.js'
@@ -12,7 +13,8 @@ import type { SqlPort } from '../store/sql.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
-  authenticate(headerValues: readonly string[], ip: string, service: string): Promise<AuthResult>
+  /** `service` null asks only whether the user is issued (health answers any issued user). */
+  authenticate(headerValues: readonly string[], ip: string, service: string | null): Promise<AuthResult>
 }
 
 export interface ServerOptions {
@@ -21,6 +23,8 @@ export interface ServerOptions {
   readonly logger?: Logger | false
   /** The clock; tests inject a fixed one. */
   readonly now?: () => Date
+  /** GET /openapi.json (no credentials: it holds no business data); off with `serve --no-docs`. */
+  readonly docs?: boolean
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -99,7 +103,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   }
 
   app.get('/main/hs/health', async (req, reply) => {
-    const auth = await options.auth.authenticate(authorizationValues(req), req.ip, 'health')
+    const auth = await options.auth.authenticate(authorizationValues(req), req.ip, null)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     try {
       await options.sql.all('SELECT 1 AS ok')
@@ -109,6 +113,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       return reply.code(500).type(TEXT_TYPE).send(errorText(err))
     }
   })
+
+  if (options.docs !== false) {
+    const document = Buffer.from(JSON.stringify(openApiDocument()))
+    app.get('/openapi.json', async (_req, reply) => reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').send(document))
+  }
 
   const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
 

@@ -4,7 +4,6 @@ export const messages = {
   badDate: (param: string, value: string) =>
     `Неверный формат даты в параметре ${param}: "${value}" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)`,
   periodReversed: (from: string, to: string) => `Начало периода ${from} позже его конца ${to}`,
-  periodNeedsBoth: (param: string) => `Параметр ${param} действует только вместе с ${param === 'from' ? 'to' : 'from'}`,
   badBoolean: (param: string, value: string) => `Неверное значение параметра ${param}: "${value}"`,
   badNumber: (param: string, value: string) => `Неверное число в параметре ${param}: "${value}"`,
   document: (what: string, reason: string) => `${what}: ${reason}`,

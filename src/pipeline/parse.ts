@@ -81,8 +81,9 @@ function parsePeriod(period: Period, pairs: ReadonlyMap<string, string>, issues:
   const ranges: { from: string; toExclusive: string }[] = []
   const from = day('from')
   const to = day('to')
+  // `from` or `to` alone is simply not a period filter ("work only together"): the spec's
+  // Errors table does not list it, so it adds no `errors` entry (decision "from or to alone").
   if (from && to) ranges.push({ from: isoDay(from), toExclusive: dayEnd(to) })
-  else if ((from && to === undefined) || (to && from === undefined)) issues.push(messages.periodNeedsBoth(from ? 'from' : 'to'))
   if (period.date) {
     const one = day('date')
     if (one) ranges.push({ from: isoDay(one), toExclusive: dayEnd(one) })

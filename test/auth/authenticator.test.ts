@@ -114,13 +114,16 @@ test('grant: only the listed services, checked on cached requests too', async ()
   assert.deepEqual(await auth.authenticate([good], IP, 'payments'), { ok: true, user: 'Иванов Иван' })
   assert.deepEqual(await auth.authenticate([good], IP, 'receipts'), { ok: true, user: 'Иванов Иван' })
   assert.deepEqual(await auth.authenticate([good], IP, 'materials'), { ok: false })
-  assert.deepEqual(await auth.authenticate([good], IP, 'health'), { ok: false })
+  // No service (health): any issued user, whatever their grants.
+  assert.deepEqual(await auth.authenticate([good], IP, null), { ok: true, user: 'Иванов Иван' })
   assert.equal(auth.kdfRuns, 1)
 })
 
 test('grant: a user with no services gets nothing, even on the first (uncached) call', async () => {
   const { auth, good } = await setup([])
   assert.deepEqual(await auth.authenticate([good], IP, 'payments'), { ok: false })
+  assert.deepEqual(await auth.authenticate([good], IP, null), { ok: true, user: 'Иванов Иван' })
+  assert.deepEqual(await auth.authenticate([basic('Иванов Иван:не тот')], IP, null), { ok: false })
 })
 
 test("grant: '*' grants every service", async () => {

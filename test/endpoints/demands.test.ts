@@ -53,8 +53,8 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await get(app, '?from=09.03.2026&to=09.03.2026'), { data: [D2], errors: [] })
     })
 
-    it('from without to is ignored with an errors entry; an invalid date gets one too', async () => {
-      assert.deepEqual(await get(app, '?from=10.03.2026'), { data: ALL, errors: ['Параметр from действует только вместе с to'] })
+    it('from without to is no filter and no errors entry; an invalid date gets one', async () => {
+      assert.deepEqual(await get(app, '?from=10.03.2026'), { data: ALL, errors: [] })
       assert.deepEqual(await get(app, '?from=10.03.2026&to=32.03.2026'), {
         data: ALL,
         errors: ['Неверный формат даты в параметре to: "32.03.2026" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)'],

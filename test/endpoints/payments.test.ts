@@ -150,9 +150,9 @@ for (const backend of BACKENDS) {
       await expect('date=2024-04-15', [ЗР4])
       await expect('date=10.03.2024', []) // ЗР-0004's document date
     })
-    it('from or to alone is ignored with an errors entry', async () => {
-      await expect('from=01.03.2024', ALL, ['Параметр from действует только вместе с to'])
-      await expect('to=31.03.2024', ALL, ['Параметр to действует только вместе с from'])
+    it('from or to alone is no filter and no errors entry', async () => {
+      await expect('from=01.03.2024', ALL, [])
+      await expect('to=31.03.2024', ALL, [])
     })
     it('an invalid date is an errors entry, status 200', () =>
       expect('date=31.02.2024', ALL, ['Неверный формат даты в параметре date: "31.02.2024" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)']))

@@ -120,9 +120,9 @@ for (const backend of BACKENDS) {
       await expect('from=2024-04-02&to=2024-05-09', [])
       await expect('from=01-04-2024&to=01-04-2024', [ПТ3])
     })
-    it('date is one whole day; from or to alone and bad dates are errors entries', async () => {
+    it('date is one whole day; from or to alone is no filter, bad dates are errors entries', async () => {
       await expect('date=10.05.2024', [ПТ2, ПТ1])
-      await expect('to=10.05.2024', ALL, ['Параметр to действует только вместе с from'])
+      await expect('to=10.05.2024', ALL, [])
       await expect('from=10.05.2024&to=2024-13-01', ALL, [
         'Неверный формат даты в параметре to: "2024-13-01" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)',
       ])

@@ -8,6 +8,7 @@ const REALM = 'Basic realm="docgate", charset="UTF-8"'
 const CYRILLIC = { name: 'Иванов Иван', password: 'пароль№1' }
 const PAYMENTS_ONLY = { name: 'кассир', password: 'секрет', methods: ['payments'] }
 const WAREHOUSES_ONLY = { name: 'кладовщик', password: 'секрет', methods: ['warehouses'] }
+const NO_METHODS = { name: 'без прав', password: 'секрет', methods: [] }
 
 // Single-byte encodings of the Cyrillic letters used above, by hand (no iconv needed).
 const CP1251: Record<string, number> = Object.fromEntries(
@@ -20,7 +21,7 @@ const header = (bytes: Buffer) => ({ authorization: `Basic ${bytes.toString('bas
 for (const backend of BACKENDS) describe(`${backend}: HTTP: authentication, headers, health, errors`, () => {
   let app: TestApp
   before(async () => {
-    app = await startApp(warehousesFixture, { backend, users: [READER, CYRILLIC, PAYMENTS_ONLY, WAREHOUSES_ONLY, { name: 'уволенный', password: 'x' }] })
+    app = await startApp(warehousesFixture, { backend, users: [READER, CYRILLIC, PAYMENTS_ONLY, WAREHOUSES_ONLY, NO_METHODS, { name: 'уволенный', password: 'x' }] })
   })
   after(() => app.close())
 
@@ -67,6 +68,17 @@ for (const backend of BACKENDS) describe(`${backend}: HTTP: authentication, head
     assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
     assert.equal(res.headers['access-control-allow-origin'], undefined)
     assert.equal(res.body, '{"Статус":"API доступен"}')
+  })
+
+  it('health answers any issued user whatever their methods, and 401 to a wrong password', async () => {
+    for (const u of [PAYMENTS_ONLY, NO_METHODS]) {
+      const res = await app.get('/main/hs/health', basic(u.name, u.password))
+      assert.equal(res.status, 200)
+      assert.equal(res.body, '{"Статус":"API доступен"}')
+    }
+    assert.equal((await app.get('/main/hs/warehouses/get', basic(NO_METHODS.name, NO_METHODS.password))).status, 401)
+    await expect401(basic(NO_METHODS.name, 'не тот'), '/main/hs/health')
+    await expect401({}, '/main/hs/health')
   })
 
   it('answers a CORS preflight for data endpoints, never for health', async () => {

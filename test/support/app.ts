@@ -8,6 +8,7 @@ import type { ImportReport } from '../../src/import/run.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { UserSnapshot } from '../../src/users/directory.js'
 import { putUser } from '../../src/users/store.js'
+import { checkAnswer } from './contract.js'
 import { BACKENDS, createTestStore, tempDir } from './stores.js'
 import type { Backend } from './stores.js'
 
@@ -85,6 +86,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   await app.ready()
   const request: TestApp['request'] = async (method, path, headers = {}) => {
     const res = await app.inject({ method, url: path, headers })
+    checkAnswer(method, path, res.statusCode, res.body)
     let json: unknown
     try {
       json = JSON.parse(res.body)

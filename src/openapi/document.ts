@@ -1,0 +1,124 @@
+// The OpenAPI 3.1 document, generated from the endpoint declarations and their response
+// shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
+import type { Endpoint, Param } from '../endpoints/define.js'
+import { ENDPOINTS } from '../endpoints/index.js'
+import { SCHEMAS } from '../endpoints/responses.js'
+import { version } from '../version.js'
+
+type Json = Record<string, unknown>
+const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
+
+/** TypeBox's `$id`/bare `$ref` names → `#/components/schemas/…` (symbols dropped by JSON). */
+function component(schema: unknown): Json {
+  return JSON.parse(JSON.stringify(schema), (key, value) => {
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#')) return `#/components/schemas/${value}`
+    return value
+  }) as Json
+}
+const withoutId = ({ $id: _id, ...rest }: Json): Json => rest
+
+function describeParam(p: Param): string {
+  const parts: string[] = []
+  if (p.stage === 'option') parts.push(`Option; true when the value is one of ${p.truthy.join(', ')} (any case)`)
+  else if (p.stage === 'database' && p.match === 'flag') parts.push(`Database filter; true when one of ${p.truthy.join(', ')} (any case)`)
+  else if (p.stage === 'database' && p.match === 'amount') parts.push('Database filter: the exact amount in kopecks (`100.5`, `100,50`)')
+  else if (p.stage === 'database') parts.push(p.match === 'contains' ? 'Database filter: case-insensitive substring' : 'Database filter')
+  else if (p.stage === 'post-filter') parts.push('Post-filter on the printed value: case-insensitive substring')
+  else parts.push('Read by the endpoint itself')
+  if ('falsy' in p && p.falsy) parts.push(`false when one of ${p.falsy.join(', ')}; any other value adds an errors entry`)
+  if (['from', 'to', 'date'].includes(p.name)) parts.push(`a date as ${DATE_FORMATS}`)
+  if (p.aliases?.length) parts.push(`also accepted as ${p.aliases.join(', ')}`)
+  if (p.keyCaseInsensitive) parts.push('the key is case-insensitive')
+  if (p.slash) parts.push('send `/` as `_slash_`')
+  return parts.join('; ') + '.'
+}
+
+function parameter(p: Param, e: Endpoint, name = p.name): Json {
+  return {
+    name,
+    in: 'query',
+    required: false,
+    schema: { type: 'string' },
+    description: describeParam(p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
+    'x-docgate-stage': p.stage,
+    ...(p.aliases?.length ? { 'x-docgate-aliases': p.aliases } : {}),
+    ...(p.slash ? { 'x-docgate-slash': true } : {}),
+    ...('truthy' in p ? { 'x-docgate-true': p.truthy } : {}),
+  }
+}
+
+function periodParams(e: Endpoint): Json[] {
+  if (e.kind !== 'list' || !e.period) return []
+  const day = (name: string, text: string) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`, 'x-docgate-stage': 'database' })
+  return [
+    day('from', 'Period start (inclusive); works only together with `to`, alone it is no filter'),
+    day('to', 'Period end (the whole day, inclusive); works only together with `from`, alone it is no filter'),
+    ...(e.period.date ? [day('date', 'One whole day; overrides from/to')] : []),
+  ]
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
+const errorBody = { type: 'object', additionalProperties: false, required: ['error'], properties: { error: { type: 'string' } } }
+const unauthorized = {
+  description: 'Missing or invalid credentials, or the method is not granted',
+  headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Basic realm="docgate", charset="UTF-8"' } } },
+  content: { 'application/json': { schema: ref('Error'), example: { error: 'Unauthorized' } } },
+}
+
+function operation(e: Endpoint): Json {
+  const { short, full } = e.response
+  const item = full ? { anyOf: [ref(short.$id!), ref(full.$id!)] } : ref(short.$id!)
+  return {
+    operationId: e.operationId,
+    summary: `GET /main/hs/${e.service}/get`,
+    description: full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`,
+    tags: ['data'],
+    parameters: [...periodParams(e), ...e.params.flatMap((p) => [parameter(p, e), ...(p.aliases ?? []).map((a) => parameter(p, e, a))])],
+    responses: {
+      200: {
+        description: 'The envelope: `data` and the in-band problems in `errors` (status stays 200)',
+        headers: { 'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } } },
+        content: { 'application/json': { schema: { type: 'object', additionalProperties: false, required: ['data', 'errors'], properties: { data: { type: 'array', items: item }, errors: ref('Errors') } } } },
+      },
+      401: unauthorized,
+      500: { description: 'Unexpected error', content: { 'application/json': { schema: ref('Error') } } },
+    },
+  }
+}
+
+export function openApiDocument(): Json {
+  const schemas: Json = {}
+  for (const s of SCHEMAS) schemas[s.$id!] = withoutId(component(s))
+  schemas.Error = errorBody
+  schemas.Errors = { type: 'array', items: { type: 'string' }, description: 'Problems that did not stop the request, in Russian' }
+  schemas.Health = { type: 'object', additionalProperties: false, required: ['Статус'], properties: { Статус: { type: 'string', const: 'API доступен' } } }
+  const paths: Json = {
+    '/main/hs/health': {
+      get: {
+        operationId: 'GetHealth',
+        summary: 'GET /main/hs/health',
+        description: 'Any issued user, whatever their granted methods; runs a query on the store.',
+        tags: ['health'],
+        responses: {
+          200: { description: 'The store answers', content: { 'application/json': { schema: ref('Health'), example: { Статус: 'API доступен' } } } },
+          401: unauthorized,
+          500: { description: 'The store does not answer: the error text, not JSON', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
+  }
+  for (const e of ENDPOINTS) paths[`/main/hs/${e.service}/get`] = { get: operation(e) }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Business-Document Read API (docgate)', version, description: 'Read-only access to accounting documents, catalogues and cash statements.' },
+    servers: [{ url: '/' }],
+    security: [{ basic: [] }],
+    components: {
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'HTTP Basic; the user name and password are encoded as UTF-8 before Base64 (RFC 7617 charset="UTF-8"). Browsers\' btoa() cannot encode Cyrillic names: encode the bytes first.' },
+      },
+      schemas,
+    },
+    paths,
+  }
+}
