@@ -73,6 +73,8 @@ interface EntitySet {
   readonly props: Set<string>
   readonly entries: () => Entry[]
   readonly byKey: (key: string) => Entry | undefined
+  /** The entries whose key (Ref_Key or Recorder) is `key`: what `Key eq guid'…' or …` selects. */
+  readonly ofKey: (key: string) => Entry[]
 }
 
 const ROOT_PATH = '/base/odata/standard.odata'
@@ -239,30 +241,38 @@ class Infobase {
     if (shape) {
       const map = this.objects.get(name)!
       const props = new Set(['Ref_Key', 'DataVersion', ...shape.props.map((p) => p.name), ...shape.parts.map((p) => p.name)])
-      return { name, kind: shape.kind === 'catalog' ? 'catalog' : 'document', props, entries: () => [...map.values()], byKey: (k) => map.get(k) }
+      const byKey = (k: string) => map.get(k)
+      return { name, kind: shape.kind === 'catalog' ? 'catalog' : 'document', props, entries: () => [...map.values()], byKey, ofKey: (k) => [byKey(k)].filter((e) => e !== undefined) }
     }
     const reg = REGISTERS.find((r) => r.set === name || `${r.set}_RecordType` === name)
     if (!reg) return undefined
     const sets = this.records.get(reg.set)!
     const recorderType = (s: { recorderSet: string }) => `StandardODATA.${s.recorderSet}`
+    const byKey = (k: string) => {
+      const s = sets.get(k)
+      return s && entry(k, { Recorder: k, Recorder_Type: recorderType(s), RecordSet: s.rows }, k)
+    }
     if (name === reg.set) {
       return {
         name,
         kind: 'records',
         props: new Set(['Recorder', 'Recorder_Type', 'RecordSet']),
         entries: () => [...sets].map(([ref, s]) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), RecordSet: s.rows }, ref)),
-        byKey: (k) => {
-          const s = sets.get(k)
-          return s && entry(k, { Recorder: k, Recorder_Type: recorderType(s), RecordSet: s.rows }, k)
-        },
+        byKey,
+        ofKey: (k) => [byKey(k)].filter((e) => e !== undefined),
       }
     }
+    const rowsOf = (ref: string, s: { recorderSet: string; rows: Obj[] }) => s.rows.map((row) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), ...row }, ref))
     return {
       name,
       kind: 'rows',
       props: new Set(reg.props.map((p) => p.name)),
-      entries: () => [...sets].flatMap(([ref, s]) => s.rows.map((row) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), ...row }, ref))),
+      entries: () => [...sets].flatMap(([ref, s]) => rowsOf(ref, s)),
       byKey: () => undefined,
+      ofKey: (k) => {
+        const s = sets.get(k)
+        return s ? rowsOf(k, s) : []
+      },
     }
   }
 }
@@ -277,7 +287,6 @@ function project(e: Entry, select: string[] | undefined, key: string): string {
   let s = e.cache.get(key)
   if (s === undefined) {
     s = JSON.stringify(select ? Object.fromEntries(select.map((p) => [p, e.entity[p]])) : e.entity)
-    // Row-set entries are built per request; caching them would only cost memory.
     e.cache.set(key, s)
   }
   return s
@@ -292,9 +301,14 @@ function compare(a: unknown, b: unknown): number {
 
 function ordered(ib: Infobase, set: EntitySet, orderby: string | undefined): Entry[] {
   const cacheKey = `${set.name}\u0000${orderby ?? ''}`
-  const hit = set.kind === 'catalog' || set.kind === 'document' ? ib.sorted.get(cacheKey) : undefined
+  const hit = ib.sorted.get(cacheKey)
   if (hit) return hit
-  const list = set.entries()
+  const list = sortEntries(set, set.entries(), orderby)
+  ib.sorted.set(cacheKey, list)
+  return list
+}
+
+function sortEntries(set: EntitySet, list: Entry[], orderby: string | undefined): Entry[] {
   if (orderby) {
     const keys = parseOrderBy(orderby, (n) => set.props.has(n))
     list.sort((a, b) => {
@@ -305,8 +319,28 @@ function ordered(ib: Infobase, set: EntitySet, orderby: string | undefined): Ent
       return 0
     })
   }
-  if (set.kind === 'catalog' || set.kind === 'document') ib.sorted.set(cacheKey, list)
   return list
+}
+
+// A filter that is a disjunction of keys (`Ref_Key eq guid'…' or …`, or the recorder groups
+// `(Recorder eq '…' and Recorder_Type eq '…') or …` that sync reads) is answered from the key
+// index, as 1C answers it from its own: a scan per group would make the fake, not the
+// connector, the bottleneck of a large base. The whole filter still runs on what the index gives.
+const KEY_TERM = /^\s*(\()?\s*(Ref_Key|Recorder) eq (?:guid)?'([0-9a-fA-F-]{36})'(?:\s+and\s+Recorder_Type eq '[^']*')?\s*(\))?\s*/
+function keysOnly(filter: string): { prop: string; keys: string[] } | undefined {
+  const keys: string[] = []
+  let prop: string | undefined
+  let rest = filter
+  for (;;) {
+    const m = KEY_TERM.exec(rest)
+    if (!m || Boolean(m[1]) !== Boolean(m[4]) || (prop !== undefined && m[2] !== prop)) return undefined
+    prop = m[2]!
+    keys.push(m[3]!.toLowerCase())
+    rest = rest.slice(m[0].length)
+    if (rest === '') return { prop, keys }
+    if (!rest.startsWith('or ')) return undefined
+    rest = rest.slice(3)
+  }
 }
 
 function atom(root: string, set: string, count: number): string {
@@ -357,7 +391,12 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
       return json(200, `{"odata.metadata":${meta},${body.slice(1)}`)
     }
     const filterText = q.get('$filter')
-    let list = ordered(ib, set, q.get('$orderby') ?? undefined)
+    const byKeys = filterText ? keysOnly(filterText) : undefined
+    const keyProp = set.kind === 'catalog' || set.kind === 'document' ? 'Ref_Key' : 'Recorder'
+    let list: Entry[]
+    if (byKeys && byKeys.prop === keyProp) {
+      list = sortEntries(set, [...new Set(byKeys.keys)].flatMap((k) => set.ofKey(k)), q.get('$orderby') ?? undefined)
+    } else list = ordered(ib, set, q.get('$orderby') ?? undefined)
     if (filterText) {
       const f = compileFilter(filterText, (n) => set.props.has(n))
       list = list.filter((e) => f.test(e.entity))
@@ -370,8 +409,7 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
     }
     if (!wantsJson) return { status: 200, type: 'application/atom+xml;type=feed;charset=utf-8', body: atom(root, set.name, list.length) }
     const key = selectText ?? '*'
-    const cacheable = set.kind === 'catalog' || set.kind === 'document'
-    const items = list.map((e) => (cacheable ? project(e, select, key) : JSON.stringify(select ? Object.fromEntries(select.map((p) => [p, e.entity[p]])) : e.entity)))
+    const items = list.map((e) => project(e, select, key))
     return json(200, `{"odata.metadata":${JSON.stringify(`${root}/$metadata#${set.name}`)},"value":[${items.join(',')}]}`)
   }
 

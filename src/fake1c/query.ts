@@ -59,6 +59,8 @@ function tokenize(text: string): Token[] {
   return out
 }
 
+const GUID = /^[0-9a-fA-F-]{36}$/
+
 export type Predicate = (e: Record<string, unknown>) => boolean
 
 export interface Compiled {
@@ -112,7 +114,7 @@ export function compileFilter(text: string, known: (name: string) => boolean): C
     if (op.v !== 'eq' && op.v !== 'ne' && (left.prop === 'Ref_Key' || right.kind === 'guid')) {
       throw new QueryError(500, '-1', 'Ошибка при выполнении запроса: сравнение ссылок на больше/меньше не поддерживается')
     }
-    const norm = (v: unknown) => (typeof v === 'string' && /^[0-9a-fA-F-]{36}$/.test(v) ? v.toLowerCase() : v)
+    const norm = (v: unknown) => (typeof v === 'string' && v.length === 36 && GUID.test(v) ? v.toLowerCase() : v)
     const cmp = (a: unknown, b: unknown): number => {
       const x = norm(a)
       const y = norm(b)

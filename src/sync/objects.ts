@@ -24,6 +24,8 @@ export interface SetOutcome {
   readonly complete: boolean
 }
 
+type Content = { ok: true; data: string } | { ok: false; reason: string }
+
 const lower = (v: unknown): string => String(v ?? '').toLowerCase()
 
 /** Runs `work` over `items` with at most `n` in flight, results in order. */
@@ -120,7 +122,7 @@ class ObjectSync {
     }
     const object = mapped.object
     if (this.plan.kind === 'attachments') {
-      const content = await this.content(ref)
+      const content = await this.contentOf(ref)
       if (!content.ok) {
         this.report.warn(ref, 'Данные', content.reason)
         this.report.skipped++
@@ -147,7 +149,29 @@ class ObjectSync {
     return this.plan.type
   }
 
-  async content(ref: string): Promise<{ ok: true; data: string } | { ok: false; reason: string }> {
+  #ahead: { ref: string; content: Promise<Content> } | undefined
+
+  /**
+   * Attachments are read one by one (§7.4); the next one's content is requested while this
+   * one is handled, so the source prepares it while the store writes (at most one ahead).
+   */
+  lookAhead(entity: Record<string, unknown> | undefined): void {
+    if (this.plan.kind !== 'attachments' || entity === undefined) return
+    const ref = lower(entity.Ref_Key)
+    if (this.#ahead?.ref === ref || !mapEntity(this.plan, entity, { today: this.ctx.today }).ok) return
+    const content = this.content(ref)
+    content.catch(() => {})
+    this.#ahead = { ref, content }
+  }
+
+  contentOf(ref: string): Promise<Content> {
+    const ahead = this.#ahead
+    if (ahead?.ref !== ref) return this.content(ref)
+    this.#ahead = undefined
+    return ahead.content
+  }
+
+  async content(ref: string): Promise<Content> {
     try {
       const { body } = await this.ctx.source.json(() =>
         this.ctx.source.url(`${this.plan.entitySet}(guid'${ref}')`, { $format: 'json', $select: 'Хранилище_Type,Хранилище_Base64Data' }),
@@ -171,11 +195,12 @@ class ObjectSync {
       }
       for await (const entities of this.read(w, this.select, paging)) {
         this.st.pageSize = paging.size
-        for (const entity of entities) {
+        for (const [i, entity] of entities.entries()) {
           const ref = lower(entity.Ref_Key)
           if (this.seen.has(ref)) continue
           this.seen.set(ref, String(entity.DataVersion ?? ''))
           this.report.read++
+          this.lookAhead(entities[i + 1])
           await this.handle(entity)
         }
         this.report.tick()
@@ -214,7 +239,11 @@ class ObjectSync {
     const groups = chunks(fetch, KEYS_PER_REQUEST)
     for (const lanes of chunks(groups, this.ctx.options.concurrency)) {
       const answers = await inParallel(lanes, lanes.length, (refs) => this.byKeys(refs))
-      for (const entities of answers) for (const entity of entities) await this.handle(entity)
+      const entities = answers.flat()
+      for (const [i, entity] of entities.entries()) {
+        this.lookAhead(entities[i + 1])
+        await this.handle(entity)
+      }
       this.report.tick()
     }
     await this.writer.flush()

@@ -24,9 +24,18 @@ export interface Page {
   readonly bytes: number
 }
 
+interface Fetched extends Page {
+  readonly top: number
+  readonly more: boolean
+}
+
+/**
+ * The pages of one query in order. The next page is requested as soon as this one has
+ * arrived, before the caller writes it: the source prepares the next answer while the
+ * store commits this one (one request ahead, within the client's limit of 2 at once).
+ */
 export async function* pages(source: Source, q: PageQuery, paging: Paging): AsyncGenerator<Page> {
-  let skip = 0
-  for (;;) {
+  const fetch = async (skip: number): Promise<Fetched> => {
     let top = paging.size
     const { body, bytes } = await source.json<{ value?: unknown; 'odata.nextLink'?: string }>(
       () => source.url(q.set, { $format: 'json', $select: q.select, $filter: q.filter, $orderby: q.orderby, $top: top, $skip: skip || undefined }),
@@ -44,10 +53,25 @@ export async function* pages(source: Source, q: PageQuery, paging: Paging): Asyn
     if (paging.adaptive && entities.length > 0) {
       paging.size = Math.min(MAX_PAGE, Math.max(1, Math.floor(TARGET_BYTES / (bytes / entities.length))))
     }
-    yield { entities, bytes }
-    if (entities.length < top && body['odata.nextLink'] === undefined) return
-    if (entities.length === 0) return
-    skip += entities.length
+    return { entities, bytes, top, more: entities.length > 0 && (entities.length >= top || body['odata.nextLink'] !== undefined) }
+  }
+  let skip = 0
+  let next: Promise<Fetched> | undefined = fetch(skip)
+  try {
+    while (next) {
+      const page: Fetched = await next
+      next = undefined
+      if (page.more) {
+        skip += page.entities.length
+        next = fetch(skip)
+        // Awaited on the next turn; until then a failure must not count as unhandled.
+        next.catch(() => {})
+      }
+      yield { entities: page.entities, bytes: page.bytes }
+    }
+  } finally {
+    // A caller that stops early abandons the request ahead; its answer is not needed.
+    next?.catch(() => {})
   }
 }
 

@@ -165,13 +165,24 @@ class RegisterSync {
   }
 
   async readAndWrite(recorders: readonly RecorderRef[], queued: boolean): Promise<void> {
-    const groups = chunks(recorders, SETS_PER_REQUEST)
-    for (const lanes of chunks(groups, this.ctx.options.concurrency)) {
-      const answers = await Promise.all(lanes.map((g) => this.readSets(g)))
-      for (let i = 0; i < lanes.length; i++) {
-        for (const r of lanes[i]!) await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
+    const rounds = chunks(chunks(recorders, SETS_PER_REQUEST), this.ctx.options.concurrency)
+    const read = (lanes: readonly (readonly RecorderRef[])[]) => Promise.all(lanes.map((g) => this.readSets(g)))
+    // The next round is requested once this one has arrived, so the source prepares it while
+    // the store writes this one; no more than `concurrency` requests are ever in flight.
+    let next = rounds.length > 0 ? read(rounds[0]!) : undefined
+    try {
+      for (let k = 0; k < rounds.length; k++) {
+        const lanes = rounds[k]!
+        const answers = await next!
+        next = k + 1 < rounds.length ? read(rounds[k + 1]!) : undefined
+        next?.catch(() => {})
+        for (let i = 0; i < lanes.length; i++) {
+          for (const r of lanes[i]!) await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
+        }
+        this.report.tick()
       }
-      this.report.tick()
+    } finally {
+      next?.catch(() => {})
     }
   }
 
