@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { base64, documentsFixture } from '../../../test/fixtures/documents.js'
+import { uuid } from '../../../test/support/refs.js'
 import { DocgateError, SERVICES, createDocgateClient } from '../src/client.js'
 import type { DocgateClient, Item } from '../src/client.js'
 import { BACKENDS, startLive } from './support/live.js'
@@ -60,6 +61,17 @@ const ЗР1_FULL = {
     { ИмяФайла: 'счет.pdf', Данные: base64('%PDF-1.4 счёт №15') },
   ],
 }
+// An attachment of several hundred kilobytes of Base64 on ЗР-0004: the stream form reads it
+// from many network chunks.
+const scan = Buffer.alloc(768 * 1024 + 1)
+for (let i = 0; i < scan.length; i++) scan[i] = (i * 7919) % 251
+const SCAN = {
+  type: 'Справочник.ХранилищеДополнительнойИнформации',
+  ref: uuid('влож-скан'),
+  Объект: { type: 'Документ.ЗаявкаНаРасходованиеСредств', ref: uuid('зр-4') },
+  ИмяФайла: 'скан.bin',
+  Данные: scan.toString('base64'),
+}
 // Newest expense date first, then number descending.
 const ALL_NUMBERS = ['ЗР-0004', 'ЗР-0002', 'ЗР-0001', 'ЗР-0003', 'ЗР-0005']
 
@@ -69,7 +81,7 @@ for (const backend of BACKENDS) {
     let client: DocgateClient
     const clientOf = (user: { name: string; password: string }) => createDocgateClient({ baseUrl: server.baseUrl, user: user.name, password: user.password })
     before(async () => {
-      server = await startLive(backend, documentsFixture, [READER, IVAN, STOREKEEPER])
+      server = await startLive(backend, [...documentsFixture, SCAN], [READER, IVAN, STOREKEEPER])
       client = clientOf(READER)
     })
     after(() => server.close())
@@ -127,6 +139,15 @@ for (const backend of BACKENDS) {
       }
       assert.deepEqual(numbers, ALL_NUMBERS)
       assert.deepEqual(first, ЗР1_FULL)
+      assert.deepEqual(answer.errors, [])
+    })
+
+    it('the stream form reads an attachment that spans many chunks', async () => {
+      const answer = await client.payments.stream({ full: true, code: '0004' })
+      const docs: Item<'payments'>[] = []
+      for await (const doc of answer) docs.push(doc)
+      assert.equal(docs.length, 1)
+      assert.deepEqual(docs[0]!.Вложения, [{ ИмяФайла: 'скан.bin', Данные: scan.toString('base64') }])
       assert.deepEqual(answer.errors, [])
     })
 
