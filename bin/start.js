@@ -3,12 +3,11 @@
 // a demo user, and print how to call the API.
 import { existsSync } from 'node:fs'
 import { resolveDb } from '../dist/src/store/open.js'
-import { prepareDemo, DEMO_USER, DEMO_PASSWORD } from '../dist/src/cli/start.js'
+import { prepareDemo, startHints } from '../dist/src/cli/start.js'
 import { run } from '../dist/src/cli/main.js'
 
 const db = resolveDb(undefined)
 if (!existsSync(db)) await prepareDemo(db)
 const port = process.env.PORT ?? '8080'
-console.log(`demo credentials: ${DEMO_USER} / ${DEMO_PASSWORD}`)
-console.log(`try: curl -u ${DEMO_USER}:${DEMO_PASSWORD} 'http://127.0.0.1:${port}/main/hs/warehouses/get'`)
+for (const line of startHints(port)) console.log(line)
 await run(['serve', '--db', db, '--port', port])

@@ -24,6 +24,7 @@ export async function serve(flags: { db?: string; host?: string; port?: string; 
   const url = new URL(address)
   console.log(`listening on http://${host}:${url.port}`)
   if (docs) console.log(`OpenAPI document: http://${host}:${url.port}/openapi.json`)
+  if (docs) console.log(`API reference: http://${host}:${url.port}/docs`)
   return new Promise<number>((resolve) => {
     let stopping = false
     const stop = (signal: string) => {

@@ -24,3 +24,13 @@ export async function prepareDemo(db: string): Promise<void> {
   }
   renameSync(tmp, db)
 }
+
+/** What `npm start` prints before serving: a first call, and the page to try the others in. */
+export function startHints(port: string): string[] {
+  const base = `http://127.0.0.1:${port}`
+  return [
+    `demo credentials: ${DEMO_USER} / ${DEMO_PASSWORD}`,
+    `try: curl -u ${DEMO_USER}:${DEMO_PASSWORD} '${base}/main/hs/warehouses/get'`,
+    `or in a browser: ${base}/docs (API reference with "try it"; sign in there as ${DEMO_USER} / ${DEMO_PASSWORD})`,
+  ]
+}

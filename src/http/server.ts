@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
 import { openApiDocument } from '../openapi/document.js'
+import { referencePage } from '../openapi/reference-page.js'
 import { queryPairs } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { Body } from '../pipeline/run.js'
@@ -117,6 +118,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   if (options.docs !== false) {
     const document = Buffer.from(JSON.stringify(openApiDocument()))
     app.get('/openapi.json', async (_req, reply) => reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').send(document))
+    referencePage(app)
   }
 
   const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
