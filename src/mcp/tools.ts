@@ -5,6 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Endpoint, Param } from '../endpoints/define.js'
 import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
+import { isIn } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { RunOptions } from '../pipeline/run.js'
 import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound } from './bound.js'
@@ -94,18 +95,22 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   const content: CallToolResult['content'] = [{ type: 'text', text: envelope }]
   const notes: string[] = []
   const left = result.total - result.rows.length
-  if (left > 0) notes.push(leftOutNote(result.rows.length, result.total, result.firstLeftOutBytes, args, pairs))
+  if (left > 0) {
+    const full = e.params.find((p) => p.name === 'full' && p.stage === 'option')
+    const fullOn = full !== undefined && 'truthy' in full && isIn(full.truthy, pairs.get('full') ?? '')
+    notes.push(leftOutNote(result.rows.length, result.total, result.firstLeftOutBytes, args, pairs, fullOn))
+  }
   if (result.errors.length > errors.length) notes.push(`${result.errors.length - errors.length} more "errors" entries left out.`)
   if (notes.length > 0) content.push({ type: 'text', text: notes.join(' ') })
   return { content }
 }
 
 /** How many rows the answer left out and which arguments, not yet given, would narrow it. */
-function leftOutNote(kept: number, total: number, firstLeftOutBytes: number | undefined, args: readonly Argument[], given: ReadonlyMap<string, string>): string {
+function leftOutNote(kept: number, total: number, firstLeftOutBytes: number | undefined, args: readonly Argument[], given: ReadonlyMap<string, string>, fullOn: boolean): string {
   const parts = [`Showing ${kept} of ${total} rows: ${total - kept} rows left out (an answer carries at most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows).`]
   if (kept === 0 && firstLeftOutBytes !== undefined) parts.push(`The first row alone is ${firstLeftOutBytes} bytes.`)
   const narrowers = args.filter((a) => a.filter && !given.has(a.name)).map((a) => a.name)
   if (narrowers.length > 0) parts.push(`To narrow the query, add any of: ${narrowers.join(', ')}.`)
-  if (given.has('full')) parts.push('Or leave out full: the short form is much smaller.')
+  if (fullOn) parts.push('Or leave out full: the short form is much smaller.')
   return parts.join(' ')
 }

@@ -116,6 +116,7 @@ for (const backend of BACKENDS) describe(`${backend}: MCP over streamable HTTP (
       const viaApi = await fetch(new URL('/main/hs/warehouses/get', server.url), { headers })
       assert.equal(viaApi.status, 401)
       assert.equal(viaApi.headers.get('www-authenticate'), REALM)
+      assert.equal(await viaApi.text(), '{"error":"Unauthorized"}')
     }
     const client = new Client({ name: 'test', version: '1' })
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: basic(READER.name, 'не тот') } })
