@@ -54,7 +54,6 @@ export function toolOf(e: Endpoint): Tool {
 }
 
 const textOf = (value: unknown): string | undefined => {
-  if (value === undefined || value === null) return undefined
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value)
   return undefined
 }
@@ -74,7 +73,8 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   const unknown: string[] = []
   for (const [name, value] of Object.entries(input ?? {})) {
     if (!names.has(name)) unknown.push(name)
-    else {
+    // An agent's null is an argument not given, as an empty value is in the URL (decision D5).
+    else if (value !== null) {
       const text = textOf(value)
       if (text === undefined) return refuse(`${name}: expected a string, number or boolean`)
       pairs.set(name, text)
