@@ -12,6 +12,7 @@ const USAGE = `usage:
   docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full]
   docgate sync --check --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB]
   docgate sync --status [--db DB]
+  docgate mcp [--db DB] [--user NAME]
   docgate fake-1c [--db DB | --demo [--scale N] [--seed S]] [--host H] [--port N] [--user NAME] [--password-stdin] [--custom]
 DB is an SQLite file path or a postgres:// URL; default $DOCGATE_DB or ./data/docgate.db`
 
@@ -58,6 +59,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./demo.js')).demo(values)
     case 'users':
       return (await import('./users.js')).users(values, positionals)
+    case 'mcp':
+      return (await import('./mcp.js')).mcp(values)
     case 'fake-1c':
       return (await import('./fake1c.js')).fake1c(values)
     case 'sync':

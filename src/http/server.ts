@@ -5,6 +5,7 @@ import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
+import { registerMcp } from '../mcp/http.js'
 import { openApiDocument } from '../openapi/document.js'
 import { referencePage } from '../openapi/reference-page.js'
 import { queryPairs } from '../pipeline/parse.js'
@@ -146,6 +147,8 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     if (!endpointByService.has(req.params.service)) return reply.code(404).type(JSON_TYPE).send(NOT_FOUND)
     return reply.code(204).headers(PREFLIGHT).send()
   })
+
+  registerMcp(app, { ...options, errorText })
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send(NOT_FOUND))
   app.setErrorHandler((err, req, reply) => {

@@ -1,12 +1,12 @@
 // The OpenAPI 3.1 document, generated from the endpoint declarations and their response
 // shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
 import type { Endpoint, Param } from '../endpoints/define.js'
+import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
 import { version } from '../version.js'
 
 type Json = Record<string, unknown>
-const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
 /** TypeBox's `$id`/bare `$ref` names → `#/components/schemas/…` (symbols dropped by JSON). */
 function component(schema: unknown): Json {
@@ -16,22 +16,6 @@ function component(schema: unknown): Json {
   }) as Json
 }
 const withoutId = ({ $id: _id, ...rest }: Json): Json => rest
-
-function describeParam(p: Param): string {
-  const parts: string[] = []
-  if (p.stage === 'option') parts.push(`Option; true when the value is one of ${p.truthy.join(', ')} (any case)`)
-  else if (p.stage === 'database' && p.match === 'flag') parts.push(`Database filter; true when one of ${p.truthy.join(', ')} (any case)`)
-  else if (p.stage === 'database' && p.match === 'amount') parts.push('Database filter: the exact amount in kopecks (`100.5`, `100,50`)')
-  else if (p.stage === 'database') parts.push(p.match === 'contains' ? 'Database filter: case-insensitive substring' : 'Database filter')
-  else if (p.stage === 'post-filter') parts.push('Post-filter on the printed value: case-insensitive substring')
-  else parts.push('Read by the endpoint itself')
-  if ('falsy' in p && p.falsy) parts.push(`false when one of ${p.falsy.join(', ')}; any other value adds an errors entry`)
-  if (['from', 'to', 'date'].includes(p.name)) parts.push(`a date as ${DATE_FORMATS}`)
-  if (p.aliases?.length) parts.push(`also accepted as ${p.aliases.join(', ')}`)
-  if (p.keyCaseInsensitive) parts.push('the key is case-insensitive')
-  if (p.slash) parts.push('send `/` as `_slash_`')
-  return parts.join('; ') + '.'
-}
 
 function parameter(p: Param, e: Endpoint, name = p.name): Json {
   return {
@@ -47,14 +31,8 @@ function parameter(p: Param, e: Endpoint, name = p.name): Json {
   }
 }
 
-function periodParams(e: Endpoint): Json[] {
-  if (e.kind !== 'list' || !e.period) return []
-  const day = (name: string, text: string) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description: `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`, 'x-docgate-stage': 'database' })
-  return [
-    day('from', 'Period start (inclusive); works only together with `to`, alone it is no filter'),
-    day('to', 'Period end (the whole day, inclusive); works only together with `from`, alone it is no filter'),
-    ...(e.period.date ? [day('date', 'One whole day; overrides from/to')] : []),
-  ]
+function periodParameters(e: Endpoint): Json[] {
+  return periodParams(e).map(({ name, description }) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description, 'x-docgate-stage': 'database' }))
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -71,9 +49,9 @@ function operation(e: Endpoint): Json {
   return {
     operationId: e.operationId,
     summary: `GET /main/hs/${e.service}/get`,
-    description: full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`,
+    description: `${RETURNS[e.service]}. ` + (full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`),
     tags: ['data'],
-    parameters: [...periodParams(e), ...e.params.flatMap((p) => [parameter(p, e), ...(p.aliases ?? []).map((a) => parameter(p, e, a))])],
+    parameters: [...periodParameters(e), ...e.params.flatMap((p) => [parameter(p, e), ...(p.aliases ?? []).map((a) => parameter(p, e, a))])],
     responses: {
       200: {
         description: 'The envelope: `data` and the in-band problems in `errors` (status stays 200)',

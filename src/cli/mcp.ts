@@ -1,0 +1,43 @@
+// `docgate mcp`: the agent tools over stdio, for an MCP client that starts docgate itself
+// (a desktop agent on the machine that holds the database). Without --user every endpoint
+// is a tool: whoever can open the database can read all of it anyway. With --user NAME that
+// user's grants apply, as they would over HTTP (decision "MCP tools"). stdout carries the
+// protocol only; nothing else may be printed there.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { ENDPOINTS } from '../endpoints/index.js'
+import { errorText } from '../http/server.js'
+import { buildMcpServer } from '../mcp/server.js'
+import { openReadOnly, resolveDb } from '../store/open.js'
+import { normalizeName, listUsers } from '../users/store.js'
+
+export async function mcp(flags: { db?: string; user?: string }): Promise<number> {
+  const sql = await openReadOnly(resolveDb(flags.db), (err) => console.error(`docgate mcp: database connection lost: ${err.message}`))
+  try {
+    let endpoints = ENDPOINTS
+    if (flags.user !== undefined) {
+      const name = normalizeName(flags.user)
+      const user = (await listUsers(sql)).find((u) => u.name === name)
+      if (!user) throw new Error(`no user named ${flags.user}`)
+      endpoints = ENDPOINTS.filter((e) => user.methods.includes('*') || user.methods.includes(e.service))
+    }
+    const server = buildMcpServer(endpoints, {
+      sql,
+      now: () => new Date(),
+      errorText,
+      onError: (err, service) => console.error(`docgate mcp: ${service}: ${errorText(err)}`),
+    })
+    const closed = new Promise<void>((resolve) => {
+      server.onclose = resolve
+      // The client ends the session by closing our stdin (or by a signal).
+      process.stdin.once('end', resolve)
+      process.once('SIGTERM', resolve)
+      process.once('SIGINT', resolve)
+    })
+    await server.connect(new StdioServerTransport())
+    await closed
+    await server.close()
+    return 0
+  } finally {
+    await sql.close().catch(() => {})
+  }
+}

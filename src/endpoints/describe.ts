@@ -1,0 +1,48 @@
+// The human text of the declarations: what each service returns and what each parameter
+// does. One source for the OpenAPI document (openapi/document.ts) and the agent tools
+// (mcp/tools.ts), so the two can never describe an endpoint differently.
+import type { Endpoint, Param } from './define.js'
+
+export const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
+
+/** What a service returns, in the words of the spec's services table (§ What the service does). */
+export const RETURNS: Readonly<Record<string, string>> = {
+  payments: 'Expense requests (document)',
+  receipts: 'Goods-and-services receipts (document)',
+  orders: 'Customer orders (document)',
+  sorders: 'Supplier orders (document)',
+  specifications: 'Nomenclature specifications (catalogue elements, not groups, not marked for deletion)',
+  transfers: 'Goods transfers (document)',
+  morders: 'Production orders (document)',
+  demands: 'Requirement-invoices (document)',
+  cashflows: 'Cash balances and turnovers per account/cash desk (actual, not planned)',
+  materials: 'Nomenclature catalogue as a tree (elements, not groups, not marked for deletion; parent groups added automatically)',
+  warehouses: 'Warehouses catalogue as a flat list',
+}
+
+export function describeParam(p: Param): string {
+  const parts: string[] = []
+  if (p.stage === 'option') parts.push(`Option; true when the value is one of ${p.truthy.join(', ')} (any case)`)
+  else if (p.stage === 'database' && p.match === 'flag') parts.push(`Database filter; true when one of ${p.truthy.join(', ')} (any case)`)
+  else if (p.stage === 'database' && p.match === 'amount') parts.push('Database filter: the exact amount in kopecks (`100.5`, `100,50`)')
+  else if (p.stage === 'database') parts.push(p.match === 'contains' ? 'Database filter: case-insensitive substring' : 'Database filter')
+  else if (p.stage === 'post-filter') parts.push('Post-filter on the printed value: case-insensitive substring')
+  else parts.push('Read by the endpoint itself')
+  if ('falsy' in p && p.falsy) parts.push(`false when one of ${p.falsy.join(', ')}; any other value adds an errors entry`)
+  if (['from', 'to', 'date'].includes(p.name)) parts.push(`a date as ${DATE_FORMATS}`)
+  if (p.aliases?.length) parts.push(`also accepted as ${p.aliases.join(', ')}`)
+  if (p.keyCaseInsensitive) parts.push('the key is case-insensitive')
+  if (p.slash) parts.push('send `/` as `_slash_`')
+  return parts.join('; ') + '.'
+}
+
+/** The period parameters of a list endpoint (`from`/`to`, and `date` where declared). */
+export function periodParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
+  if (e.kind !== 'list' || !e.period) return []
+  const day = (name: string, text: string) => ({ name, description: `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.` })
+  return [
+    day('from', 'Period start (inclusive); works only together with `to`, alone it is no filter'),
+    day('to', 'Period end (the whole day, inclusive); works only together with `from`, alone it is no filter'),
+    ...(e.period.date ? [day('date', 'One whole day; overrides from/to')] : []),
+  ]
+}

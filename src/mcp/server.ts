@@ -1,0 +1,29 @@
+// The MCP server over a set of granted endpoints, for any transport (stdio in cli/mcp.ts,
+// streamable HTTP in mcp/http.ts). The SDK's low-level Server, so that each tool's input
+// schema is the plain JSON Schema tools.ts derives from the declarations.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import type { Endpoint } from '../endpoints/define.js'
+import { version } from '../version.js'
+import { callTool, toolOf } from './tools.js'
+import type { CallOptions } from './tools.js'
+
+const INSTRUCTIONS =
+  'Read-only access to accounting documents, catalogues and cash statements. Every tool answers ' +
+  '{"data": [...], "errors": [...]} as the HTTP API does; texts and field names are in Russian. ' +
+  'Filters are case-insensitive substrings unless described otherwise; dates as ДД.ММ.ГГГГ.'
+
+/** `endpoints` are the ones granted to the caller: the only tools listed and the only ones callable. */
+export function buildMcpServer(endpoints: readonly Endpoint[], options: CallOptions): Server {
+  const server = new Server({ name: 'docgate', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const byName = new Map(endpoints.map((e) => [e.service, e]))
+  const tools = endpoints.map(toolOf)
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const endpoint = byName.get(request.params.name)
+    // A tool not granted is refused as if it did not exist: the grants are not to be probed.
+    if (!endpoint) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
+    return callTool(endpoint, request.params.arguments, options)
+  })
+  return server
+}

@@ -1,0 +1,116 @@
+// Each endpoint as an agent tool: its input schema and description come from the same
+// declarations as the route and the OpenAPI document (endpoints/describe.ts), and a call
+// runs the route's own pipeline, so a tool answers exactly what the API answers, bounded
+// (bound.ts) so that one call cannot flood an agent's context.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Endpoint, Param } from '../endpoints/define.js'
+import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
+import { isIn } from '../pipeline/parse.js'
+import { runComputed, runList } from '../pipeline/run.js'
+import type { RunOptions } from '../pipeline/run.js'
+import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound } from './bound.js'
+
+interface Argument {
+  readonly name: string
+  readonly schema: Record<string, unknown>
+  /** Narrows the selection (a filter), as opposed to an option that shapes the answer. */
+  readonly filter: boolean
+}
+
+function paramSchema(p: Param): Record<string, unknown> {
+  const description = describeParam(p)
+  if (p.stage === 'option' || (p.stage === 'database' && p.match === 'flag')) return { type: ['boolean', 'string'], description }
+  if (p.stage === 'database' && p.match === 'amount') return { type: ['number', 'string'], description }
+  return { type: 'string', description }
+}
+
+/** The arguments a tool takes: the period, then the declared parameters by their spec names (aliases stay the URL's business). */
+function argumentsOf(e: Endpoint): Argument[] {
+  return [
+    ...periodParams(e).map(({ name, description }) => ({ name, schema: { type: 'string', description }, filter: true })),
+    ...e.params.map((p) => ({ name: p.name, schema: paramSchema(p), filter: p.stage !== 'option' })),
+  ]
+}
+
+/** The printed fields of a short `data` item, from the response shape. */
+function fieldsOf(e: Endpoint): string[] {
+  return Object.keys((e.response.short as { properties?: Record<string, unknown> }).properties ?? {})
+}
+
+export function toolOf(e: Endpoint): Tool {
+  const args = argumentsOf(e)
+  const full = e.response.full ? ' With `full` each row is the full form (larger; attachments in Base64).' : ''
+  return {
+    name: e.service,
+    title: RETURNS[e.service],
+    description:
+      `${RETURNS[e.service]}: the answer of GET /main/hs/${e.service}/get, as {"data": [...], "errors": [...]}. ` +
+      `Rows print the fields ${fieldsOf(e).join(', ')}.${full} ` +
+      `Every argument is optional; problems with a value are reported in "errors", not refused. ` +
+      `At most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows per answer: when more match, the answer says how many were left out; narrow the query with the filters.`,
+    inputSchema: { type: 'object', properties: Object.fromEntries(args.map((a) => [a.name, a.schema])), additionalProperties: false },
+    annotations: { title: RETURNS[e.service], readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  }
+}
+
+const textOf = (value: unknown): string | undefined => {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+export interface CallOptions extends RunOptions {
+  /** The text of an unexpected failure, as the API's 500 prints it. */
+  readonly errorText: (err: unknown) => string
+  readonly onError?: (err: unknown, service: string) => void
+}
+
+const refuse = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] })
+
+export async function callTool(e: Endpoint, input: Record<string, unknown> | undefined, options: CallOptions): Promise<CallToolResult> {
+  const args = argumentsOf(e)
+  const names = new Set(args.map((a) => a.name))
+  const pairs = new Map<string, string>()
+  const unknown: string[] = []
+  for (const [name, value] of Object.entries(input ?? {})) {
+    if (!names.has(name)) unknown.push(name)
+    // An agent's null is an argument not given, as an empty value is in the URL (decision D5).
+    else if (value !== null) {
+      const text = textOf(value)
+      if (text === undefined) return refuse(`${name}: expected a string, number or boolean`)
+      pairs.set(name, text)
+    }
+  }
+  if (unknown.length > 0) return refuse(`unknown argument(s) ${unknown.join(', ')}; ${e.service} takes ${[...names].join(', ')}`)
+
+  let result
+  try {
+    const body = e.kind === 'list' ? await runList(e, pairs, options) : await runComputed(e, pairs, options)
+    result = await bound(body)
+  } catch (err) {
+    options.onError?.(err, e.service)
+    return refuse(JSON.stringify({ error: options.errorText(err) }))
+  }
+  const errors = result.errors.slice(0, ERROR_LIMIT)
+  const envelope = `{"data":[${result.rows.map((r) => r.toString('utf8')).join(',')}],"errors":${JSON.stringify(errors)}}`
+  const content: CallToolResult['content'] = [{ type: 'text', text: envelope }]
+  const notes: string[] = []
+  const left = result.total - result.rows.length
+  if (left > 0) {
+    const full = e.params.find((p) => p.name === 'full' && p.stage === 'option')
+    const fullOn = full !== undefined && 'truthy' in full && isIn(full.truthy, pairs.get('full') ?? '')
+    notes.push(leftOutNote(result.rows.length, result.total, result.firstLeftOutBytes, args, pairs, fullOn))
+  }
+  if (result.errors.length > errors.length) notes.push(`${result.errors.length - errors.length} more "errors" entries left out.`)
+  if (notes.length > 0) content.push({ type: 'text', text: notes.join(' ') })
+  return { content }
+}
+
+/** How many rows the answer left out and which arguments, not yet given, would narrow it. */
+function leftOutNote(kept: number, total: number, firstLeftOutBytes: number | undefined, args: readonly Argument[], given: ReadonlyMap<string, string>, fullOn: boolean): string {
+  const parts = [`Showing ${kept} of ${total} rows: ${total - kept} rows left out (an answer carries at most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows).`]
+  if (kept === 0 && firstLeftOutBytes !== undefined) parts.push(`The first row alone is ${firstLeftOutBytes} bytes.`)
+  const narrowers = args.filter((a) => a.filter && !given.has(a.name)).map((a) => a.name)
+  if (narrowers.length > 0) parts.push(`To narrow the query, add any of: ${narrowers.join(', ')}.`)
+  if (fullOn) parts.push('Or leave out full: the short form is much smaller.')
+  return parts.join(' ')
+}

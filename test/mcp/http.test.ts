@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { BACKENDS, READER, basic } from '../support/app.js'
+import { listen } from './support.js'
+import type { LiveServer } from './support.js'
+
+const REALM = 'Basic realm="docgate", charset="UTF-8"'
+const CASHIER = { name: 'кассир', password: 'секрет', methods: ['payments'] }
+const HEALTH_ONLY = { name: 'дежурный', password: 'секрет', methods: ['health'] }
+const ALL_TOOLS = ['payments', 'receipts', 'orders', 'sorders', 'specifications', 'transfers', 'morders', 'demands', 'cashflows', 'materials', 'warehouses']
+const MAIN_WAREHOUSE = '{"data":[{"Код":"000000001","Наименование":"Основной склад","ЭтоГруппа":false}],"errors":[]}'
+
+const texts = (result: unknown) => (result as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : c.type))
+
+for (const backend of BACKENDS) describe(`${backend}: MCP over streamable HTTP (POST /mcp)`, () => {
+  let server: LiveServer
+  const clients: Client[] = []
+  before(async () => {
+    server = await listen(backend, [READER, CASHIER, HEALTH_ONLY])
+  })
+  after(async () => {
+    for (const c of clients) await c.close()
+    await server.close()
+  })
+
+  async function connect(user: { name: string; password: string }): Promise<Client> {
+    const client = new Client({ name: 'test', version: '1' })
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: basic(user.name, user.password) } })
+    await client.connect(transport)
+    clients.push(client)
+    return client
+  }
+  const api = (path: string, user = READER) => fetch(new URL(path, server.url), { headers: basic(user.name, user.password) })
+
+  it('lists every endpoint as a read-only tool for a user granted all', async () => {
+    const client = await connect(READER)
+    const { tools } = await client.listTools()
+    assert.deepEqual(tools.map((t) => t.name), ALL_TOOLS)
+    assert.ok(tools.every((t) => t.annotations?.readOnlyHint === true && t.annotations.destructiveHint === false))
+    const warehouses = tools.find((t) => t.name === 'warehouses')!
+    assert.equal(warehouses.title, 'Warehouses catalogue as a flat list')
+    assert.deepEqual(warehouses.inputSchema, {
+      type: 'object',
+      properties: {
+        code: { type: 'string', description: 'Database filter: case-insensitive substring.' },
+        name: { type: 'string', description: 'Database filter: case-insensitive substring.' },
+        group: { type: ['boolean', 'string'], description: 'Database filter; true when one of true, 1, да (any case).' },
+      },
+      additionalProperties: false,
+    })
+    const payments = tools.find((t) => t.name === 'payments')!
+    assert.deepEqual(Object.keys(payments.inputSchema.properties!), ['from', 'to', 'date', 'code', 'summ', 'approved', 'responsible', 'recipient', 'contractor', 'cash', 'comment', 'status', 'full'])
+    assert.match(payments.description!, /^Expense requests \(document\): the answer of GET \/main\/hs\/payments\/get/)
+  })
+
+  it('a tool call answers the literal data, exactly as the API does', async () => {
+    const client = await connect(READER)
+    assert.deepEqual(texts(await client.callTool({ name: 'warehouses', arguments: { code: '000000001' } })), [MAIN_WAREHOUSE])
+    assert.equal(await (await api('/main/hs/warehouses/get?code=000000001')).text(), MAIN_WAREHOUSE)
+    const payment = JSON.parse(texts(await client.callTool({ name: 'payments', arguments: { code: 'ЗР-0001', approved: true } }))[0]!)
+    assert.deepEqual(payment.data.map((p: Record<string, unknown>) => [p.Номер, p.ДатаРасхода, p.Получатель, p.СуммаДокумента]), [['ЗР-0001', '05.03.2024', 'ООО Ромашка', 1500.5]])
+    assert.deepEqual(payment.errors, [])
+    // A boolean argument means what the API's `true` means.
+    const groups = JSON.parse(texts(await client.callTool({ name: 'warehouses', arguments: { group: true } }))[0]!)
+    assert.deepEqual(groups, { data: [{ Код: '000000010', Наименование: 'Региональные склады', ЭтоГруппа: true }], errors: [] })
+    // In-band problems stay in `errors`, as over HTTP.
+    const badDate = JSON.parse(texts(await client.callTool({ name: 'payments', arguments: { date: '31.02.2024' } }))[0]!)
+    assert.deepEqual(badDate, (await (await api('/main/hs/payments/get?date=31.02.2024')).json()) as typeof badDate)
+    assert.equal(badDate.errors.length, 1)
+  })
+
+  it('a large answer is bounded to 50 rows and says how many it left out and how to narrow', async () => {
+    const client = await connect(READER)
+    const [envelope, note, ...rest] = texts(await client.callTool({ name: 'warehouses', arguments: {} }))
+    assert.deepEqual(rest, [])
+    const all = (await (await api('/main/hs/warehouses/get')).json()) as { data: unknown[] }
+    assert.equal(all.data.length, 69)
+    assert.deepEqual(JSON.parse(envelope!), { data: all.data.slice(0, 50), errors: [] })
+    assert.equal(note, 'Showing 50 of 69 rows: 19 rows left out (an answer carries at most 50 rows and 65536 bytes of rows). To narrow the query, add any of: code, name, group.')
+    const [, narrowed] = texts(await client.callTool({ name: 'warehouses', arguments: { name: 'массовый' } }))
+    assert.equal(narrowed, 'Showing 50 of 60 rows: 10 rows left out (an answer carries at most 50 rows and 65536 bytes of rows). To narrow the query, add any of: code, group.')
+  })
+
+  it('an unknown argument is refused with the tool\'s own argument list', async () => {
+    const client = await connect(READER)
+    const result = (await client.callTool({ name: 'warehouses', arguments: { limit: 5 } })) as CallToolResult
+    assert.equal(result.isError, true)
+    assert.deepEqual(texts(result), ['unknown argument(s) limit; warehouses takes code, name, group'])
+  })
+
+  it('a user sees and calls only the tools of the services granted to them', async () => {
+    const client = await connect(CASHIER)
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['payments'])
+    const payment = JSON.parse(texts(await client.callTool({ name: 'payments', arguments: { code: 'ЗР-0001' } }))[0]!)
+    assert.deepEqual(payment.data.map((p: Record<string, unknown>) => p.Номер), ['ЗР-0001'])
+    await assert.rejects(client.callTool({ name: 'warehouses', arguments: {} }), /Unknown tool: warehouses/)
+    // An issued user without any data service (health only) connects and finds no tool.
+    assert.deepEqual((await (await connect(HEALTH_ONLY)).listTools()).tools, [])
+  })
+
+  it('wrong or missing credentials get the API\'s own 401', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
+    for (const headers of [basic(READER.name, 'не тот'), basic('никто', 'пароль'), {}]) {
+      const res = await fetch(new URL('/mcp', server.url), {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(init),
+      })
+      assert.equal(res.status, 401)
+      assert.equal(res.headers.get('www-authenticate'), REALM)
+      assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8')
+      assert.equal(await res.text(), '{"error":"Unauthorized"}')
+      const viaApi = await fetch(new URL('/main/hs/warehouses/get', server.url), { headers })
+      assert.equal(viaApi.status, 401)
+      assert.equal(viaApi.headers.get('www-authenticate'), REALM)
+      assert.equal(await viaApi.text(), '{"error":"Unauthorized"}')
+    }
+    const client = new Client({ name: 'test', version: '1' })
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', server.url), { requestInit: { headers: basic(READER.name, 'не тот') } })
+    await assert.rejects(client.connect(transport), (err: { code?: unknown }) => err.code === 401)
+  })
+
+  it('GET and DELETE /mcp are 405: a stateless server offers no stream and no session', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(new URL('/mcp', server.url), { method, headers: basic(READER.name, READER.password) })
+      assert.equal(res.status, 405, method)
+      assert.equal(res.headers.get('allow'), 'POST')
+    }
+  })
+})

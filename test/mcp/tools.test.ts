@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { ENDPOINTS, endpointByService } from '../../src/endpoints/index.js'
+import { errorText } from '../../src/http/server.js'
+import { callTool, toolOf } from '../../src/mcp/tools.js'
+import { openApiDocument } from '../../src/openapi/document.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { failingReads } from '../support/failing-sql.js'
+import type { TestStore } from '../support/stores.js'
+import { fixtureStore } from './support.js'
+
+type Operation = { parameters: { name: string; description: string; 'x-docgate-stage': string }[] }
+
+describe('MCP tools: derived from the declarations', () => {
+  it('every tool argument is an OpenAPI parameter with the very same description (aliases aside)', () => {
+    const doc = openApiDocument() as { paths: Record<string, { get: Operation }> }
+    for (const e of ENDPOINTS) {
+      const { parameters } = doc.paths[`/main/hs/${e.service}/get`]!.get
+      const main = parameters.filter((p) => !p.description.includes(' Alias of `'))
+      const properties = toolOf(e).inputSchema.properties as Record<string, { description: string }>
+      assert.deepEqual(Object.keys(properties), main.map((p) => p.name), e.service)
+      for (const p of main) assert.equal(properties[p.name]!.description, p.description, `${e.service}.${p.name}`)
+    }
+  })
+
+  it('every tool has a title from the spec and names the fields its rows print', () => {
+    for (const e of ENDPOINTS) assert.ok(toolOf(e).title, e.service)
+    assert.equal(toolOf(endpointByService.get('cashflows')!).title, 'Cash balances and turnovers per account/cash desk (actual, not planned)')
+    assert.match(toolOf(endpointByService.get('warehouses')!).description!, / Rows print the fields Код, Наименование, ЭтоГруппа\. /)
+  })
+})
+
+describe('sqlite: MCP tools: a failing store', () => {
+  let store: TestStore
+  let sql: SqlPort
+  before(async () => {
+    store = await fixtureStore('sqlite', [])
+    sql = await store.openReader()
+  })
+  after(async () => {
+    await sql.close()
+    await store.cleanup()
+  })
+
+  it('a tool call whose reads fail is an error result with the API\'s 500 body', async () => {
+    const failing = failingReads(() => true, 'database disk image is malformed')(sql)
+    const logged: string[] = []
+    const result = await callTool(endpointByService.get('warehouses')!, {}, { sql: failing, now: () => new Date(), errorText, onError: (_err, service) => logged.push(service) })
+    assert.deepEqual(result, { isError: true, content: [{ type: 'text', text: '{"error":"database disk image is malformed"}' }] })
+    assert.deepEqual(logged, ['warehouses'])
+  })
+
+  it('a value of the wrong kind is refused; a boolean false is the API\'s false', async () => {
+    const options = { sql, now: () => new Date(), errorText }
+    const warehouses = endpointByService.get('warehouses')!
+    assert.deepEqual(await callTool(warehouses, { code: { x: 1 } }, options), { isError: true, content: [{ type: 'text', text: 'code: expected a string, number or boolean' }] })
+    const elements = JSON.parse(((await callTool(warehouses, { group: false, code: '00000001' }, options)).content[0] as { text: string }).text)
+    assert.deepEqual(elements.data.map((w: { Код: string }) => w.Код), ['000000001', '000000011', '000000012'])
+  })
+})
