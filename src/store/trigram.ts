@@ -14,8 +14,13 @@ export const usesTrigrams = (needle: string): boolean => {
   return false
 }
 
-/** An FTS5 phrase matching `needle` literally: inside double quotes only `"` is special. */
-export const ftsPhrase = (needle: string): string => `"${needle.replaceAll('"', '""')}"`
+/**
+ * An FTS5 phrase matching `needle` literally: inside double quotes only `"` is special. FTS5
+ * reads its query up to a NUL, which stored text never holds (the import refuses it): the
+ * NUL becomes U+FFFF, as PostgreSQL parameters do (store/postgres.ts), and the exact recheck
+ * with the needle itself still finds nothing.
+ */
+export const ftsPhrase = (needle: string): string => `"${needle.replaceAll('"', '""').replaceAll('\0', '\uFFFF')}"`
 
 /** A LIKE pattern matching `needle` anywhere, its `\`, `%` and `_` literal (backslash is LIKE's default escape). */
 export const likePattern = (needle: string): string => `%${needle.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
