@@ -3,7 +3,9 @@ import { pino } from 'pino'
 import { Authenticator } from '../auth/authenticator.js'
 import { ConnectionDrainer } from '../http/drain.js'
 import { buildServer } from '../http/server.js'
+import { READ_MODELS } from '../endpoints/index.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
+import { missingTrigramIndexes, trigramsMissing } from '../store/trigram.js'
 import { UserSnapshot } from '../users/directory.js'
 
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before sockets are cut. */
@@ -17,6 +19,9 @@ export async function serve(flags: { db?: string; host?: string; port?: string; 
   const sql = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
   const users = new UserSnapshot(sql, (err) => logger.error({ err }, 'users refresh failed'))
   await users.start()
+  // PostgreSQL without pg_trgm (no rights to create it): same answers by scanning, said once here.
+  const missing = await missingTrigramIndexes(sql, READ_MODELS).catch(() => [])
+  if (missing.length > 0) logger.warn({ missing }, `${trigramsMissing}: substring filters of 3+ characters scan their tables`)
   const docs = flags['no-docs'] !== true
   const app = buildServer({ sql, auth: new Authenticator({ users }), logger, docs })
   const drainer = new ConnectionDrainer(app.server)

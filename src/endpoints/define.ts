@@ -73,6 +73,12 @@ export interface ReadModel {
   readonly source: string
   readonly columns: readonly ColumnDef[]
   readonly indexes?: readonly (readonly string[])[]
+  /**
+   * Folded columns that substring filters look in, each with a trigram index (store/trigram.ts).
+   * The columns of the endpoint's `contains` parameters are added by the registry
+   * (endpoints/index.ts); name here only those other filters search (custom conditions).
+   */
+  readonly search?: readonly string[]
   /** Select list and FROM clause over the source aliased `s` (joins allowed). */
   readonly select: string
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }

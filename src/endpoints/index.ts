@@ -32,4 +32,23 @@ export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => 
 /** Read models that serve filters of several endpoints rather than one endpoint's rows. */
 const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch]
 
-export const READ_MODELS: readonly ReadModel[] = [...ENDPOINTS.flatMap((e) => (e.readModel ? [e.readModel] : [])), ...SUPPORT_MODELS]
+/**
+ * The folded columns the substring filters of `ep` look in: its database `contains`
+ * parameters, and the post-filter ones of a list, which the planner turns into database
+ * conditions when the value can use the index (pipeline/plan.ts).
+ */
+export function searchedColumns(ep: Endpoint): string[] {
+  return ep.params.flatMap((p) =>
+    (p.stage === 'database' || (p.stage === 'post-filter' && ep.kind === 'list')) && p.match === 'contains' ? [p.column] : [],
+  )
+}
+
+const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => ({
+  ...model,
+  search: [...new Set([...(model.search ?? []), ...searchedColumns(ep)])],
+})
+
+export const READ_MODELS: readonly ReadModel[] = [
+  ...ENDPOINTS.flatMap((e) => (e.readModel ? [withSearch(e.readModel, e)] : [])),
+  ...SUPPORT_MODELS,
+]

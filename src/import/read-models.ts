@@ -58,7 +58,10 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     await sql.run('DELETE FROM _affected')
     const type = ownType(model.source)
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
+    const search = model.search ?? []
+    const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
     if (whole) {
+      if (trigrams) await sql.run(trigrams.forget(model.table, search))
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
@@ -71,12 +74,15 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
         (c) => `SELECT ref FROM ${model.source} WHERE ${c} IN (SELECT ref FROM _touched)`,
       )
       const affected = await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)
-      await sql.run(`DELETE FROM ${model.table} WHERE ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)`)
+      const stale = 'ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)'
+      if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
+      await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
       if (affected === 0) continue
     }
     built += await buildRows(sql, model)
+    if (trigrams) await sql.run(trigrams.remember(model.table, search, whole ? undefined : 'ref IN (SELECT ref FROM _affected)'))
   }
   return built
 }

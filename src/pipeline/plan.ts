@@ -3,6 +3,7 @@
 import type { ListEndpoint } from '../endpoints/define.js'
 import type { Condition, QueryPlan } from '../store/plan.js'
 import type { Dialect, Row } from '../store/sql.js'
+import { usesTrigrams } from '../store/trigram.js'
 import { fold } from './fold.js'
 import { messages } from './messages.js'
 import type { ParsedRequest } from './parse.js'
@@ -29,7 +30,8 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect
     const value = req.values.get(p.name)
     if (value === undefined) continue
     if (p.stage === 'database') {
-      if (p.match === 'contains') where.push({ kind: 'contains', column: p.column, value: fold(value) })
+      // Every column a substring filter names has a trigram index (endpoints/index.ts).
+      if (p.match === 'contains') where.push({ kind: 'contains', column: p.column, value: fold(value), indexed: true })
       else if (p.match === 'custom') {
         const c = p.condition(value, { dialect, options: req.options, values: req.values, issues: req.issues })
         if (c) where.push(c)
@@ -46,6 +48,12 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect
       if (p.match === 'contains') {
         const needle = fold(value)
         const column = p.column
+        // The same test as a database condition keeps exactly the same rows (both are an AND
+        // over the selection), and with an index it reads only the candidates, not the table.
+        if (usesTrigrams(needle)) {
+          where.push({ kind: 'contains', column, value: needle, indexed: true })
+          continue
+        }
         columns.add(column)
         postFilters.push((row) => String(row[column] ?? '').includes(needle))
       } else {

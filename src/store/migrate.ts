@@ -9,6 +9,7 @@ import { rebuildReadModels } from '../import/read-models.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
 import type { SqlPort } from './sql.js'
+import { missingTrigramIndexes, setUpTrigrams } from './trigram.js'
 
 export function readModelTable(model: ReadModel): TableDef {
   return {
@@ -21,7 +22,7 @@ export function readModelTable(model: ReadModel): TableDef {
 
 const signature = (model: ReadModel): string =>
   createHash('sha256')
-    .update(JSON.stringify([model.columns, model.indexes ?? [], model.select, model.build.toString()]))
+    .update(JSON.stringify([model.columns, model.indexes ?? [], model.search ?? [], model.select, model.build.toString()]))
     .digest('hex')
 
 export async function getMeta(sql: SqlPort, key: string): Promise<string | undefined> {
@@ -33,19 +34,38 @@ async function setMeta(sql: SqlPort, key: string, value: string): Promise<void> 
   await sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
 }
 
+export interface MigrateOptions {
+  /** Told what the store had to do without (pg_trgm not creatable): the migration goes on. */
+  readonly warn?: (message: string) => void
+}
+
+const stderrWarning = (message: string): void => console.error(`warning: ${message}`)
+
 /** Idempotent: creates what is missing and rebuilds read models whose definition changed. */
-export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS): Promise<void> {
+export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS, options: MigrateOptions = {}): Promise<void> {
   await sql.exec(modelTables().map((t) => tableDdl(t, sql.dialect)).join('\n'))
   const version = await getMeta(sql, 'schema_version')
   if (version !== undefined && version !== String(SCHEMA_VERSION)) {
     throw new Error(`the database has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new database`)
   }
   await setMeta(sql, 'schema_version', String(SCHEMA_VERSION))
+  const trigrams = await setUpTrigrams(sql, options.warn ?? stderrWarning)
   const stale: ReadModel[] = []
   for (const model of models) {
+    const search = model.search ?? []
+    // An index that could not be made before (no pg_trgm then) is made as soon as it can be.
+    const index = trigrams && search.length > 0 ? sql.dialect.trigram.create(model.table, search) : ''
     const sig = signature(model)
-    if ((await getMeta(sql, `read_model:${model.table}`)) === sig) continue
-    await sql.exec(`DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}`)
+    if ((await getMeta(sql, `read_model:${model.table}`)) === sig) {
+      if (index && (await missingTrigramIndexes(sql, [model])).length > 0) {
+        await sql.exec(index)
+        // An index the engine does not fill itself starts empty: give it the rows already there.
+        const sync = sql.dialect.trigram.sync
+        if (sync) await sql.run(sync.remember(model.table, search))
+      }
+      continue
+    }
+    await sql.exec(`${sql.dialect.trigram.drop(model.table)}\nDROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}`)
     await setMeta(sql, `read_model:${model.table}`, sig)
     stale.push(model)
   }

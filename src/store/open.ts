@@ -2,6 +2,7 @@
 // `postgres://` URL (many stateless gateways over one database).
 import pg from 'pg'
 import { migrate } from './migrate.js'
+import type { MigrateOptions } from './migrate.js'
 import { PgStore } from './postgres.js'
 import { SqliteStore } from './sqlite.js'
 import type { SqlPort } from './sql.js'
@@ -53,7 +54,7 @@ export async function openReadOnly(db: string, onError?: (err: Error) => void): 
 }
 
 /** The import/administration store: writable, with the schema brought up to date. */
-export async function openWritable(db: string): Promise<SqlPort> {
+export async function openWritable(db: string, options: MigrateOptions = {}): Promise<SqlPort> {
   let store: SqlPort
   if (isPostgresUrl(db)) {
     // One connection: an import is one transaction and uses session temp tables.
@@ -63,6 +64,6 @@ export async function openWritable(db: string): Promise<SqlPort> {
   } else {
     store = new SqliteStore(db)
   }
-  await store.transaction(() => migrate(store))
+  await store.transaction(() => migrate(store, undefined, options))
   return store
 }

@@ -1,7 +1,26 @@
 // PostgreSQL adapter. It depends only on a structural `query(sql, params) → { rows }`
 // port, which both `pg` (Pool or Client) and PGlite (in-process PostgreSQL) satisfy.
 import { createHash } from 'node:crypto'
-import type { Dialect, Row, SqlPort, SqlValue } from './sql.js'
+import type { Dialect, Row, SqlPort, SqlValue, TrigramDialect } from './sql.js'
+import { likePattern } from './trigram.js'
+
+const gin = (table: string, column: string): string => `${table}__${column}__trgm`
+
+// A pg_trgm GIN index per searched column, used by LIKE '%…%' (the index is lossy: the
+// server rechecks each candidate against the pattern, so LIKE alone is exact). PostgreSQL
+// maintains it with the table.
+const postgresTrigrams: TrigramDialect = {
+  setup: 'CREATE EXTENSION IF NOT EXISTS pg_trgm',
+  contains: (_table, column, needle, qualifier) => ({
+    text: `${qualifier ? `${qualifier}.` : ''}${column} LIKE ?`,
+    params: [likePattern(needle)],
+  }),
+  create: (table, columns) =>
+    columns.map((c) => `CREATE INDEX IF NOT EXISTS ${gin(table, c)} ON ${table} USING gin (${c} gin_trgm_ops);`).join('\n'),
+  drop: () => '',
+  names: (table, columns) => columns.map((c) => gin(table, c)),
+  existing: "SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE '%\\_\\_trgm'",
+}
 
 type Result = Promise<{ rows: Row[]; rowCount?: number | null; affectedRows?: number }>
 
@@ -17,6 +36,7 @@ export const postgresDialect: Dialect = {
   types: { text: 'TEXT COLLATE "C"', real: 'DOUBLE PRECISION', int: 'BIGINT', blob: 'BYTEA' },
   clusteredTable: '',
   contains: (column) => `strpos(${column}, ?) > 0`,
+  trigram: postgresTrigrams,
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
 }
 

@@ -2,17 +2,20 @@
 // only from endpoint declarations, never from the request.
 import type { Condition, QueryPlan } from './plan.js'
 import type { Dialect, SqlValue } from './sql.js'
+import { containsSql } from './trigram.js'
 
 export interface Compiled {
   readonly sql: string
   readonly params: readonly SqlValue[]
 }
 
-function condition(c: Condition, dialect: Dialect, params: SqlValue[]): string {
+function condition(c: Condition, source: string, dialect: Dialect, params: SqlValue[]): string {
   switch (c.kind) {
-    case 'contains':
-      params.push(c.value)
-      return dialect.contains(c.column)
+    case 'contains': {
+      const found = containsSql(dialect, { table: source, column: c.column, indexed: c.indexed }, c.value)
+      params.push(...found.params)
+      return found.text
+    }
     case 'equals':
       params.push(c.value)
       return `${c.column} = ?`
@@ -31,7 +34,7 @@ function condition(c: Condition, dialect: Dialect, params: SqlValue[]): string {
  */
 export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, after?: readonly SqlValue[]): Compiled {
   const params: SqlValue[] = []
-  const where = plan.where.map((c) => condition(c, dialect, params))
+  const where = plan.where.map((c) => condition(c, plan.source, dialect, params))
   if (after) {
     const keys = plan.orderBy
     const alternatives = keys.map((k, i) => {

@@ -9,10 +9,38 @@ export interface Dialect {
   readonly types: { readonly text: string; readonly real: string; readonly int: string; readonly blob: string }
   /** Table-definition suffix that stores rows in primary-key order ('' where that is the default or absent). */
   readonly clusteredTable: string
-  /** SQL that is true when `column` (already folded) contains the folded parameter. */
+  /** SQL that is true when `column` (already folded) contains the folded parameter: a scan. */
   contains(column: string): string
+  /** The trigram index over a read model's searched columns (store/trigram.ts). */
+  readonly trigram: TrigramDialect
   /** Aggregate joining a blob column's values with commas, in `orderBy` order, as one blob. */
   concatBytes(column: string, orderBy: string): string
+}
+
+/** What an engine does for substring search through a trigram index (store/trigram.ts). */
+export interface TrigramDialect {
+  /** Run once per migration before any index is created; it may fail (no rights), which leaves the scan. */
+  readonly setup?: string
+  /** The folded `column` of read model `table` contains `needle` (folded, 3+ characters), through the
+   *  index; `qualifier` is the table's name or alias in the query when it needs one. */
+  contains(table: string, column: string, needle: string, qualifier?: string): { readonly text: string; readonly params: SqlValue[] }
+  /** Creates the index over `columns` of read model `table` (idempotent). */
+  create(table: string, columns: readonly string[]): string
+  /** Drops it with its table ('' where dropping the table drops it). */
+  drop(table: string): string
+  /**
+   * Statements for an index the engine does not maintain itself: `forget` before the rows that
+   * `where` selects are deleted, `remember` after they are inserted (every row without `where`).
+   * Absent where the engine keeps the index in step (PostgreSQL).
+   */
+  readonly sync?: {
+    forget(table: string, columns: readonly string[], where?: string): string
+    remember(table: string, columns: readonly string[], where?: string): string
+  }
+  /** Names of the index structures `create` makes, to check that they exist. */
+  names(table: string, columns: readonly string[]): string[]
+  /** SQL listing the names of existing trigram structures, one per row as `name`. */
+  readonly existing: string
 }
 
 export interface SqlPort {

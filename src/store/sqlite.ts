@@ -2,13 +2,50 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
-import type { Dialect, Row, SqlPort, SqlValue } from './sql.js'
+import type { Dialect, Row, SqlPort, SqlValue, TrigramDialect } from './sql.js'
+import { ftsPhrase } from './trigram.js'
+
+const fts = (table: string): string => `${table}__trgm`
+
+// One external-content FTS5 table per read model, over its searched columns, linked by rowid
+// (read models are rowid tables; VACUUM keeps their rowids, and `rebuild` restores the index
+// from the table if anything ever parts them). The columns hold folded text already, so the
+// tokenizer must not fold again: `case_sensitive 1` keeps its trigrams exactly ours. The
+// MATCH finds candidates; instr() keeps the exact literal test of the scan on them. Nothing
+// is ranked, so no column sizes are kept (columnsize=0: one B-tree write less per row).
+const sqliteTrigrams: TrigramDialect = {
+  contains: (table, column, needle, qualifier) => {
+    const q = qualifier ? `${qualifier}.` : ''
+    return {
+      text: `(${q}rowid IN (SELECT rowid FROM ${fts(table)} WHERE ${column} MATCH ?) AND instr(${q}${column}, ?) > 0)`,
+      params: [ftsPhrase(needle), needle],
+    }
+  },
+  create: (table, columns) =>
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts(table)} USING fts5(${columns.join(', ')}, content='${table}', ` +
+    `content_rowid='rowid', tokenize='trigram case_sensitive 1', columnsize=0);`,
+  drop: (table) => `DROP TABLE IF EXISTS ${fts(table)};`,
+  sync: {
+    // External content: the index forgets a row by being told its indexed values again.
+    forget: (table, columns, where) =>
+      where === undefined
+        ? `INSERT INTO ${fts(table)} (${fts(table)}) VALUES ('delete-all')`
+        : `INSERT INTO ${fts(table)} (${fts(table)}, rowid, ${columns.join(', ')}) ` +
+          `SELECT 'delete', rowid, ${columns.join(', ')} FROM ${table} WHERE ${where}`,
+    remember: (table, columns, where) =>
+      `INSERT INTO ${fts(table)} (rowid, ${columns.join(', ')}) SELECT rowid, ${columns.join(', ')} FROM ${table}` +
+      (where === undefined ? '' : ` WHERE ${where}`),
+  },
+  names: (table) => [fts(table)],
+  existing: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*__trgm'",
+}
 
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   types: { text: 'TEXT', real: 'REAL', int: 'INTEGER', blob: 'BLOB' },
   clusteredTable: ' WITHOUT ROWID',
   contains: (column) => `instr(${column}, ?) > 0`,
+  trigram: sqliteTrigrams,
   // The short forms are UTF-8 JSON, so joining them as text and casting back keeps the bytes.
   concatBytes: (column, orderBy) => `CAST(group_concat(${column}, ',' ORDER BY ${orderBy}) AS BLOB)`,
 }

@@ -8,7 +8,7 @@ const plan: QueryPlan = {
   source: 'api_x',
   columns: ['ref', 'short', 'date', 'number'],
   where: [
-    { kind: 'contains', column: 'number_f', value: '%_\\' },
+    { kind: 'contains', column: 'number_f', value: '%_\\', indexed: false },
     { kind: 'equals', column: 'posted', value: 1 },
     { kind: 'range', column: 'date', from: '2024-01-01', toExclusive: '2024-02-01' },
   ],

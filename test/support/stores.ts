@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
 import { migrate } from '../../src/store/migrate.js'
 import { openReadOnly, openWritable } from '../../src/store/open.js'
@@ -75,7 +76,7 @@ export async function createTestStore(backend: Backend): Promise<TestStore> {
     }
   }
   if (backend === 'pglite') {
-    const db = new PGlite({ parsers: int8 })
+    const db = new PGlite({ parsers: int8, extensions: { pg_trgm } })
     const writer = new PgStore(db)
     await writer.transaction(() => migrate(writer))
     return {

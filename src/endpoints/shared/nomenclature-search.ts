@@ -16,6 +16,7 @@ export const nomenclatureSearch: ReadModel = {
     { name: 'name_f', type: 'text' },
     { name: 'ngroup_f', type: 'text' },
   ],
+  search: ['code_f', 'name_f', 'ngroup_f'],
   select: 's.ref, s.code, s.name, g.presentation AS ngroup FROM cat_nomenclature s LEFT JOIN objects g ON g.ref = s.ngroup',
   build: (r) => ({
     values: { code_f: fold(String(r.code ?? '')), name_f: fold(String(r.name ?? '')), ngroup_f: fold(String(r.ngroup ?? '')) },

@@ -8,6 +8,7 @@ import { fold } from '../../pipeline/fold.js'
 import { messages } from '../../pipeline/messages.js'
 import type { Condition } from '../../store/plan.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
+import { containsSql } from '../../store/trigram.js'
 import { readByOwner } from './by-owner.js'
 import type { ByOwner } from './by-owner.js'
 import { NOMENCLATURE_SEARCH } from './nomenclature-search.js'
@@ -23,14 +24,13 @@ export interface RowFilter {
 export function rowFilter(d: Dialect, material: string | undefined, ngroup: string | undefined): RowFilter | undefined {
   const parts: string[] = []
   const params: SqlValue[] = []
-  if (material !== undefined) {
-    parts.push(`(${d.contains('x.code_f')} OR ${d.contains('x.name_f')})`)
-    params.push(fold(material), fold(material))
+  const contains = (column: string, value: string): string => {
+    const found = containsSql(d, { table: NOMENCLATURE_SEARCH, column, qualifier: 'x', indexed: true }, fold(value))
+    params.push(...found.params)
+    return found.text
   }
-  if (ngroup !== undefined) {
-    parts.push(d.contains('x.ngroup_f'))
-    params.push(fold(ngroup))
-  }
+  if (material !== undefined) parts.push(`(${contains('code_f', material)} OR ${contains('name_f', material)})`)
+  if (ngroup !== undefined) parts.push(contains('ngroup_f', ngroup))
   return parts.length === 0 ? undefined : { text: parts.join(' AND '), params }
 }
 
