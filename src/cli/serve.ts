@@ -32,13 +32,22 @@ function portOf(flag: string, text: string): number {
 
 /**
  * The access log: its own pino stream, whatever DOCGATE_LOG_LEVEL says (as a web server's
- * access log is apart from its error log). Writes are asynchronous, so lines written while
- * one write is in flight go out together, instead of one system call per request.
+ * access log is apart from its error log). Lines are written in blocks of 4 KiB or every
+ * half second, whichever comes first: one system call per request would be most of the
+ * log's cost on a small answer (docs/benchmarks.md).
  */
 function accessLogger(): { log: Logger; flush: () => Promise<void> } {
-  const destination = pino.destination({ dest: 1, sync: false })
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 })
+  const timer = setInterval(() => destination.flush(), 500)
+  timer.unref()
   const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination)
-  return { log, flush: () => new Promise<void>((resolve) => destination.flush(() => resolve())) }
+  return {
+    log,
+    flush: () => {
+      clearInterval(timer)
+      return new Promise<void>((resolve) => destination.flush(() => resolve()))
+    },
+  }
 }
 
 export async function serve(flags: ServeFlags): Promise<number> {

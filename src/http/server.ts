@@ -115,12 +115,20 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     // 100 characters got Fastify's own 400/414 body, echoing the path, without the headers
     // every answer carries (no route, so no onSend hook). Neither names a documented route:
     // 404 like any other path (decision "Status set").
-    frameworkErrors: (err, _req, res) => {
+    frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply
       const unknownPath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      reply.code(unknownPath ? 404 : 500).type(JSON_TYPE).headers(EVERY_ANSWER).header('x-request-id', reply.request.id)
+      reply.code(unknownPath ? 404 : 500).type(JSON_TYPE).headers(EVERY_ANSWER).header('x-request-id', req.id)
       if (app.draining) reply.header('connection', 'close')
-      return reply.send(unknownPath ? NOT_FOUND : JSON.stringify({ error: failureText(err, reply.request.id) }))
+      const body = unknownPath ? NOT_FOUND : JSON.stringify({ error: failureText(err, req.id) })
+      // No hook runs for these answers: the observer is told here.
+      if (options.observer) {
+        const observer = options.observer
+        req.note = { bytes: Buffer.byteLength(body) }
+        observer.request(req)
+        reply.raw.once('close', () => observer.response(req, reply))
+      }
+      return reply.send(body)
     },
   }) as unknown as FastifyInstance & { draining: boolean }
   app.server.headersTimeout = TIMEOUTS.headers

@@ -234,6 +234,21 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it('a path the router cannot decode still gets its id, its log line and its count', async () => {
+      const before = await scrape(ops.admin)
+      const res = await ops.app.get('/main/hs/%E4%E0/get', { 'x-request-id': 'undecodable' })
+      assert.equal(res.status, 404)
+      assert.equal(res.headers['x-request-id'], 'undecodable')
+      await new Promise((r) => setImmediate(r))
+      assert.deepEqual(
+        lineOf('undecodable').map((l) => [l.service, l.status, l.bytes]),
+        [['unknown', 404, Buffer.byteLength('{"error":"Not Found"}')]],
+      )
+      const m = await scrape(ops.admin)
+      const labels = { service: 'unknown', status: '404' }
+      assert.equal((m.value('docgate_http_requests_total', labels) ?? 0) - (before.value('docgate_http_requests_total', labels) ?? 0), 1)
+    })
+
     it('a generated id is unique across 10,000 requests, and each is its access-log line\'s', async () => {
       const from = ops.access.lines.length
       const ids: string[] = []
