@@ -3,6 +3,8 @@ declare module 'autocannon' {
     url: string
     connections?: number
     duration?: number
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number
     pipelining?: number
     headers?: Record<string, string>
   }

@@ -22,11 +22,17 @@ export function startProcess(args: string[]): Promise<{ url: string; child: Chil
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' } })
     let out = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
+    const read = (chunk: Buffer) => {
       out += chunk.toString()
       const m = /listening on (http:\/\/[^\s]+)/.exec(out)
-      if (m) resolve({ url: m[1]!, child })
-    })
+      if (!m) return
+      // Past the listening line the output (the access log) is read and dropped, as a log
+      // shipper would, rather than kept and searched again on every chunk.
+      child.stdout!.off('data', read)
+      child.stdout!.resume()
+      resolve({ url: m[1]!, child })
+    }
+    child.stdout!.on('data', read)
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)))
   })
 }

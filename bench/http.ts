@@ -2,7 +2,8 @@
 // data under a loopback load, beside a bare node:http server sending the same bytes.
 // Environment: BENCH_SECONDS (default 5), BENCH_SCALE (demo scale, default 1),
 // DOCGATE_BENCH_PG_URL or DOCGATE_TEST_PG_URL (also measure on PostgreSQL; a database is
-// created there and dropped).
+// created there and dropped), BENCH_ACCESS_LOG=off (serve with `--access-log off`),
+// BENCH_ONLY (a regular expression: only the endpoints whose name matches).
 import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,11 +17,13 @@ const dir = benchDir()
 const auth = { authorization: BENCH_AUTH }
 
 async function measure(engine: string, db: string): Promise<void> {
-  const docgate = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0'])
-  console.log(`\n${engine}: demo scale ${scale}, ${seconds} s per run, 20 connections, loopback`)
+  const accessLog = process.env.BENCH_ACCESS_LOG === 'off' ? ['--access-log', 'off'] : []
+  const docgate = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0', ...accessLog])
+  console.log(`\n${engine}: demo scale ${scale}, ${seconds} s per run, 20 connections, loopback, access log ${accessLog.length ? 'off' : 'on'}`)
   console.log(`${'endpoint'.padEnd(44)}${'bytes'.padStart(9)}${'docgate/s'.padStart(11)}${'p99 ms'.padStart(9)}${'bare/s'.padStart(11)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}`)
   try {
-    for (const target of TARGETS) {
+    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined
+    for (const target of TARGETS.filter((t) => !only || only.test(t.name))) {
       const res = await fetch(docgate.url + target.path, { headers: auth })
       const body = Buffer.from(await res.arrayBuffer())
       if (res.status !== 200) throw new Error(`${target.path}: HTTP ${res.status} ${body.toString().slice(0, 200)}`)

@@ -101,6 +101,11 @@ export class Authenticator {
     return this.#kdfRuns
   }
 
+  /** KDF checks waiting for a slot of the gate. */
+  get kdfQueued(): number {
+    return this.#gate.queued
+  }
+
   /** The highest number of KDFs that ever ran at the same time. */
   get kdfPeak(): number {
     return this.#kdfPeak

@@ -19,6 +19,11 @@ export class KdfGate {
     this.#queueLimit = queueLimit
   }
 
+  /** Tasks waiting for a slot (a metric: a queue that stays long means refusals soon). */
+  get queued(): number {
+    return this.#waiting.length
+  }
+
   /** Runs `task` when a slot is free; `undefined` when the queue is full (task not run). */
   run<T>(task: () => Promise<T>): Promise<T> | undefined {
     if (this.#active < this.#concurrency) {

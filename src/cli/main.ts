@@ -3,7 +3,8 @@
 import { parseArgs } from 'node:util'
 
 const USAGE = `usage:
-  docgate serve [--db DB] [--host H] [--port N] [--no-docs]
+  docgate serve [--db DB] [--host H] [--port N] [--no-docs] [--admin-port N] [--admin-host H] [--max-lag DURATION]
+                [--access-log on|off] [--log-query-values]
   docgate import [--db DB] FILE...
   docgate demo [--db DB] [--scale N] [--seed S]
   docgate users add NAME [--db DB] [--methods LIST] [--password-stdin]
@@ -42,6 +43,11 @@ export async function main(argv: string[]): Promise<number> {
       demo: { type: 'boolean' },
       custom: { type: 'boolean' },
       'no-docs': { type: 'boolean' },
+      'admin-port': { type: 'string' },
+      'admin-host': { type: 'string' },
+      'max-lag': { type: 'string' },
+      'access-log': { type: 'string' },
+      'log-query-values': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   })

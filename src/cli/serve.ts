@@ -1,5 +1,8 @@
 // `docgate serve`: read-only store, users snapshot, HTTP server, graceful stop.
+import type { Server } from 'node:http'
 import { pino } from 'pino'
+import type { Logger } from 'pino'
+import { operations, parseDuration } from '../admin/operations.js'
 import { Authenticator } from '../auth/authenticator.js'
 import { ConnectionDrainer } from '../http/drain.js'
 import { buildServer } from '../http/server.js'
@@ -11,25 +14,77 @@ import { UserSnapshot } from '../users/directory.js'
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before sockets are cut. */
 const GRACE_MS = 10_000
 
-export async function serve(flags: { db?: string; host?: string; port?: string; 'no-docs'?: boolean }): Promise<number> {
+export interface ServeFlags {
+  db?: string
+  host?: string
+  port?: string
+  'no-docs'?: boolean
+  'admin-port'?: string
+  'admin-host'?: string
+  'max-lag'?: string
+  'access-log'?: string
+  'log-query-values'?: boolean
+}
+
+function portOf(flag: string, text: string): number {
+  const port = Number(text)
+  if (text.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${flag} must be 0..65535, got "${text}"`)
+  return port
+}
+
+/**
+ * The access log: its own pino stream, whatever DOCGATE_LOG_LEVEL says (as a web server's
+ * access log is apart from its error log). Lines are written in blocks of 4 KiB or every
+ * half second, whichever comes first: one system call per request would be most of the
+ * log's cost on a small answer (docs/benchmarks.md).
+ */
+function accessLogger(): { log: Logger; flush: () => Promise<void> } {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 })
+  const timer = setInterval(() => destination.flush(), 500)
+  timer.unref()
+  const log = pino({ base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, destination)
+  return {
+    log,
+    flush: () => {
+      clearInterval(timer)
+      return new Promise<void>((resolve) => destination.flush(() => resolve()))
+    },
+  }
+}
+
+export async function serve(flags: ServeFlags): Promise<number> {
   const host = flags.host ?? '127.0.0.1'
-  const port = Number(flags.port ?? '8080')
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got "${flags.port}"`)
+  const port = portOf('--port', flags.port ?? '8080')
+  const adminPort = flags['admin-port'] === undefined ? undefined : portOf('--admin-port', flags['admin-port'])
+  const adminHost = flags['admin-host'] ?? '127.0.0.1'
+  const maxLagMs = parseDuration('--max-lag', flags['max-lag'] ?? '15m')
+  const accessFlag = flags['access-log'] ?? 'on'
+  if (accessFlag !== 'on' && accessFlag !== 'off') throw new Error(`--access-log must be on or off, got "${accessFlag}"`)
   const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
-  const sql = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
-  const users = new UserSnapshot(sql, (err) => logger.error({ err }, 'users refresh failed'))
+  const store = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
+  const users = new UserSnapshot(store, (err) => logger.error({ err }, 'users refresh failed'))
   await users.start()
   // PostgreSQL without pg_trgm (no rights to create it): same answers by scanning, said once here.
-  const missing = await missingTrigramIndexes(sql, READ_MODELS).catch(() => [])
+  const missing = await missingTrigramIndexes(store, READ_MODELS).catch(() => [])
   if (missing.length > 0) logger.warn({ missing }, `${trigramsMissing}: substring filters of 3+ characters scan their tables`)
   const docs = flags['no-docs'] !== true
-  const app = buildServer({ sql, auth: new Authenticator({ users }), logger, docs })
+  const auth = new Authenticator({ users })
+  const access = accessFlag === 'on' ? accessLogger() : undefined
+  const ops = operations({ sql: store, metrics: adminPort !== undefined, kdf: auth, accessLog: access?.log, logQueryValues: flags['log-query-values'] === true, maxLagMs })
+  const app = buildServer({ sql: ops.sql, auth, logger, docs, observer: ops.observer })
   const drainer = new ConnectionDrainer(app.server)
   const address = await app.listen({ host, port })
   const url = new URL(address)
+  let admin: Server | undefined
+  if (adminPort !== undefined) {
+    admin = ops.admin(() => app.draining)
+    await new Promise<void>((resolve, reject) => admin!.once('error', reject).listen(adminPort, adminHost, resolve))
+    admin.on('error', (err) => logger.error({ err }, 'admin listener error'))
+  }
   console.log(`listening on http://${host}:${url.port}`)
   if (docs) console.log(`OpenAPI document: http://${host}:${url.port}/openapi.json`)
   if (docs) console.log(`API reference: http://${host}:${url.port}/docs`)
+  if (admin) console.log(`admin (live, ready, metrics) on http://${adminHost}:${(admin.address() as { port: number }).port}`)
   return new Promise<number>((resolve) => {
     let stopping = false
     const stop = (signal: string) => {
@@ -42,13 +97,19 @@ export async function serve(flags: { db?: string; host?: string; port?: string; 
         app.server.closeAllConnections()
       }, GRACE_MS)
       force.unref()
+      // The admin listener stays up while draining, so the balancer sees /ready turn 503.
       drainer
         .drain()
         .then(() => app.close())
         .then(async () => {
           clearTimeout(force)
           users.stop()
-          await sql.close()
+          if (admin) {
+            admin.closeAllConnections()
+            await new Promise<void>((r) => admin!.close(() => r()))
+          }
+          await store.close()
+          await access?.flush()
           resolve(0)
         })
         .catch((err: unknown) => {

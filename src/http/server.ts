@@ -1,5 +1,7 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
 // Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere.
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -19,6 +21,29 @@ export interface Authenticate {
   authenticate(headerValues: readonly string[], ip: string, service: string | null): Promise<AuthResult>
 }
 
+/** What a request came to, noted by the routes for the observer (access log, metrics). */
+export interface RequestNote {
+  user?: string
+  auth?: 'granted' | 'refused' | 'throttled'
+  rows?: number
+  /** Bytes of the answer's body (set by the observer's `send`). */
+  bytes?: number
+}
+
+/** Hooks of the operations layer (src/admin/); the server works without one. */
+export interface RequestObserver {
+  request(req: FastifyRequest): void
+  /** May return the payload wrapped (a stream whose bytes are counted). */
+  send(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown
+  response(req: FastifyRequest, reply: FastifyReply): void
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    note: RequestNote | null
+  }
+}
+
 export interface ServerOptions {
   readonly sql: SqlPort
   readonly auth: Authenticate
@@ -27,6 +52,7 @@ export interface ServerOptions {
   readonly now?: () => Date
   /** GET /openapi.json (no credentials: it holds no business data); off with `serve --no-docs`. */
   readonly docs?: boolean
+  readonly observer?: RequestObserver
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -51,6 +77,20 @@ export function errorText(err: unknown): string {
   return (message || 'internal error').replace(/\/[\w./-]+/g, '…').slice(0, 500)
 }
 
+/** A 500's text ends with the request id, so a user's report can be found in the log. */
+export const failureText = (err: unknown, requestId: string): string => `${errorText(err)}; request id ${requestId}`
+
+// An incoming id is kept when it is 1..128 visible ASCII characters (no spaces, nothing
+// that could split a log line); anything else is replaced by a fresh UUID.
+const CLIENT_ID = /^[\x21-\x7e]{1,128}$/
+export function requestId(raw: IncomingMessage): string {
+  const sent = raw.headers['x-request-id']
+  return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID()
+}
+
+const authOutcome = (auth: AuthResult): RequestNote['auth'] =>
+  auth.ok ? 'granted' : auth.retryAfterSeconds === undefined ? 'refused' : 'throttled'
+
 function authorizationValues(req: FastifyRequest): string[] {
   const raw = req.raw.rawHeaders
   const values: string[] = []
@@ -69,28 +109,52 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     connectionTimeout: TIMEOUTS.socket,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    requestIdHeader: false,
+    genReqId: requestId,
     // The pipeline reads the raw query itself (first value wins, keys may be case-insensitive).
     routerOptions: { querystringParser: () => ({}) },
     // A path the router cannot decode (`/main/hs/%E4%E0/get`, `%zz`) or whose service is over
     // 100 characters got Fastify's own 400/414 body, echoing the path, without the headers
     // every answer carries (no route, so no onSend hook). Neither names a documented route:
     // 404 like any other path (decision "Status set").
-    frameworkErrors: (err, _req, res) => {
+    frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply
       const unknownPath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      reply.code(unknownPath ? 404 : 500).type(JSON_TYPE).headers(EVERY_ANSWER)
+      reply.code(unknownPath ? 404 : 500).type(JSON_TYPE).headers(EVERY_ANSWER).header('x-request-id', req.id)
       if (app.draining) reply.header('connection', 'close')
-      return reply.send(unknownPath ? NOT_FOUND : JSON.stringify({ error: errorText(err) }))
+      const body = unknownPath ? NOT_FOUND : JSON.stringify({ error: failureText(err, req.id) })
+      // No hook runs for these answers: the observer is told here.
+      if (options.observer) {
+        const observer = options.observer
+        req.note = { bytes: Buffer.byteLength(body) }
+        observer.request(req)
+        reply.raw.once('close', () => observer.response(req, reply))
+      }
+      return reply.send(body)
     },
   }) as unknown as FastifyInstance & { draining: boolean }
   app.server.headersTimeout = TIMEOUTS.headers
   app.draining = false
 
-  app.addHook('onSend', async (_req, reply) => {
-    reply.headers(EVERY_ANSWER)
+  const observer = options.observer
+  app.decorateRequest('note', null)
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.headers(EVERY_ANSWER).header('x-request-id', req.id)
     // While draining, every answer closes its connection so no keep-alive client is reset.
     if (app.draining) reply.header('connection', 'close')
+    return observer ? observer.send(req, reply, payload) : payload
   })
+  if (observer) {
+    app.addHook('onRequest', (req, _reply, done) => {
+      req.note = {}
+      observer.request(req)
+      done()
+    })
+    app.addHook('onResponse', (req, reply, done) => {
+      observer.response(req, reply)
+      done()
+    })
+  }
 
   const deny = (reply: FastifyReply, retryAfter?: number) => {
     reply.code(401).header('www-authenticate', REALM).type(JSON_TYPE)
@@ -106,13 +170,14 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
 
   app.get('/main/hs/health', async (req, reply) => {
     const auth = await options.auth.authenticate(authorizationValues(req), req.ip, null)
+    noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     try {
       await options.sql.all('SELECT 1 AS ok')
       return reply.code(200).type(JSON_TYPE).send(HEALTH_OK)
     } catch (err) {
       req.log.error({ err }, 'health check failed')
-      return reply.code(500).type(TEXT_TYPE).send(errorText(err))
+      return reply.code(500).type(TEXT_TYPE).send(failureText(err, req.id))
     }
   })
 
@@ -123,19 +188,27 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   }
 
   const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
+  const noteAuth = (req: FastifyRequest, auth: AuthResult) => {
+    if (req.note === null) return
+    req.note.auth = authOutcome(auth)
+    if (auth.ok) req.note.user = auth.user
+  }
 
   app.get<{ Params: { service: string } }>('/main/hs/:service/get', async (req, reply) => {
     const endpoint = endpointByService.get(req.params.service)
     if (!endpoint) return reply.code(404).type(JSON_TYPE).send(NOT_FOUND)
     const auth = await options.auth.authenticate(authorizationValues(req), req.ip, endpoint.service)
+    noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     let body: Body
     try {
       const pairs = queryPairs(rawQuery(req))
-      body = endpoint.kind === 'list' ? await runList(endpoint, pairs, run) : await runComputed(endpoint, pairs, run)
+      const note = req.note
+      const opts = note === null ? run : { ...run, rows: (n: number) => (note.rows = n) }
+      body = endpoint.kind === 'list' ? await runList(endpoint, pairs, opts) : await runComputed(endpoint, pairs, opts)
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
-      return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: errorText(err) }))
+      return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
     reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
     return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }))
@@ -156,10 +229,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     const code = (err as { statusCode?: unknown }).statusCode
     const status = typeof code === 'number' && code >= 400 && code < 500 ? code : 500
     const isHealth = req.url.startsWith('/main/hs/health')
+    const text = status === 500 ? failureText(err, req.id) : errorText(err)
     return reply
       .code(status)
       .type(isHealth ? TEXT_TYPE : JSON_TYPE)
-      .send(isHealth ? errorText(err) : JSON.stringify({ error: errorText(err) }))
+      .send(isHealth ? text : JSON.stringify({ error: text }))
   })
   return app
 }

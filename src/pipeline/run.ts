@@ -20,6 +20,8 @@ const errorsPart = (issues: readonly string[]) => Buffer.from(`],"errors":${JSON
 export interface RunOptions {
   readonly sql: SqlPort
   readonly now: () => Date
+  /** Told how many `data` rows the answer holds (for the access log and metrics). */
+  readonly rows?: (n: number) => void
 }
 
 /** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
@@ -43,7 +45,7 @@ async function fullForms(ep: ListEndpoint, ctx: RequestContext, rows: readonly R
   }
 }
 
-export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now }: RunOptions): Promise<Body> {
+export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
@@ -57,15 +59,20 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   if (!full && postFilters.length === 0) {
     const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE)
     const [joined] = await sql.all<{ body: Buffer | null; n: number }>(text, params)
-    if (joined && joined.n < PAGE) return Buffer.concat([HEAD, joined.body ?? Buffer.alloc(0), errorsPart(req.issues)])
+    if (joined && joined.n < PAGE) {
+      counted?.(Number(joined.n))
+      return Buffer.concat([HEAD, joined.body ?? Buffer.alloc(0), errorsPart(req.issues)])
+    }
   }
   const first = await fetch()
   if (!full && first.length < PAGE) {
     const parts: Buffer[] = [HEAD]
-    for (const row of keep(first)) {
+    const kept = keep(first)
+    for (const row of kept) {
       if (parts.length > 1) parts.push(COMMA)
       parts.push(row.short as Buffer)
     }
+    counted?.(kept.length)
     parts.push(errorsPart(req.issues))
     return Buffer.concat(parts)
   }
@@ -95,14 +102,17 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
       if (page.length < PAGE || !last) break
       page = await fetch(keys.map((k) => last[k] as SqlValue))
     }
+    counted?.(count)
     out.push(errorsPart(req.issues))
     yield out.take()!
   }
 }
 
-export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now }: RunOptions): Promise<Body> {
+export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
+  // A computed answer ready as bytes does not say its length; only an array does.
+  if (Array.isArray(data)) counted?.(data.length)
   if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
 }

@@ -70,10 +70,10 @@ describe('effective configuration (reliability battery CFG1)', () => {
     const app = buildServer({ sql, auth: allow, logger: false })
     locker.exec('BEGIN EXCLUSIVE')
     const started = Date.now()
-    const res = await app.inject({ method: 'GET', url: '/main/hs/warehouses/get' })
+    const res = await app.inject({ method: 'GET', url: '/main/hs/warehouses/get', headers: { 'x-request-id': 'locked-1' } })
     const elapsed = Date.now() - started
     assert.equal(res.statusCode, 500)
-    assert.deepEqual(JSON.parse(res.body), { error: 'database is locked' })
+    assert.deepEqual(JSON.parse(res.body), { error: 'database is locked; request id locked-1' })
     assert.ok(elapsed < 2000, `took ${elapsed} ms`)
     locker.exec('ROLLBACK')
     assert.equal((await app.inject({ method: 'GET', url: '/main/hs/warehouses/get' })).statusCode, 200)

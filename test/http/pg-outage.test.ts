@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import { createConnection, createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
 import { describe, it } from 'node:test'
+import { checkReadiness } from '../../src/admin/readiness.js'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
 import { buildServer } from '../../src/http/server.js'
@@ -65,8 +66,10 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
     await users.start()
     const app = buildServer({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false })
     const get = (path: string) => app.inject({ method: 'GET', url: path, headers: basic('reader', 'пароль') })
+    const ready = () => checkReadiness({ sql, draining: () => app.draining, maxLagMs: 15 * 60_000 })
     try {
       assert.equal((await get('/main/hs/warehouses/get')).statusCode, 200)
+      assert.deepEqual(await ready(), { ready: true })
 
       await relay.cut()
       const started = Date.now()
@@ -78,6 +81,7 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
       assert.equal(health.statusCode, 500)
       assert.equal(health.headers['content-type'], 'text/plain; charset=utf-8')
       assert.ok(Date.now() - started < 5000, 'answers come quickly while the database is away')
+      assert.equal((await ready()).ready, false)
 
       await relay.open()
       let status = 0
@@ -87,6 +91,7 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
       }
       assert.equal(status, 200)
       assert.equal((await get('/main/hs/health')).statusCode, 200)
+      assert.deepEqual(await ready(), { ready: true })
     } finally {
       users.stop()
       await app.close()

@@ -3,6 +3,7 @@
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
 import { buildServer } from '../../src/http/server.js'
+import type { RequestObserver } from '../../src/http/server.js'
 import { importEntries } from '../../src/import/run.js'
 import type { ImportReport } from '../../src/import/run.js'
 import type { SqlPort } from '../../src/store/sql.js'
@@ -35,6 +36,11 @@ export interface TestApp {
   /** The serving store handle (read-only). */
   readonly sql: SqlPort
   readonly users: UserSnapshot
+  /** The handle the server reads through (`sql` after `wrapSql`). */
+  readonly served: SqlPort
+  readonly auth: Authenticator
+  /** The Fastify instance (its `draining` flag is what SIGTERM sets). */
+  readonly server: ReturnType<typeof buildServer>
   /** One write beside the running server (e.g. revoking a user). */
   write(sql: string, params?: readonly (string | number)[]): Promise<void>
   /** Imports more objects beside the running server; read models are rebuilt as by `docgate import`. */
@@ -65,6 +71,8 @@ export interface StartOptions {
   readonly now?: () => Date
   /** Wraps the server's store handle, e.g. to make one query fail for a per-document error test. */
   readonly wrapSql?: (sql: SqlPort) => SqlPort
+  /** The operations layer's hooks (access log, metrics). */
+  readonly observer?: RequestObserver
 }
 
 export async function startApp(fixture: readonly unknown[], options: StartOptions | readonly TestUser[] = {}): Promise<TestApp> {
@@ -82,7 +90,8 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   await snapshot.start()
   const dummyHash = await hashPassword('dummy', { logN: 10 })
   const served = opts.wrapSql ? opts.wrapSql(sql) : sql
-  const app = buildServer({ sql: served, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false, now: opts.now })
+  const auth = new Authenticator({ users: snapshot, dummyHash })
+  const app = buildServer({ sql: served, auth, logger: false, now: opts.now, observer: opts.observer })
   await app.ready()
   const request: TestApp['request'] = async (method, path, headers = {}) => {
     const res = await app.inject({ method, url: path, headers })
@@ -100,6 +109,9 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
     backend,
     sql,
     users: snapshot,
+    served,
+    auth,
+    server: app,
     write: (text, params) => store.write(text, params),
     importMore: (objects) => store.importMore(objects),
     get,

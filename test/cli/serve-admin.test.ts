@@ -1,0 +1,117 @@
+// `docgate serve --admin-port`: the admin listener beside the public port, the access log
+// on stdout, and /ready turning 503 when SIGTERM starts the drain.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { Agent, request } from 'node:http'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, it } from 'node:test'
+import parsePrometheusTextFormat from 'parse-prometheus-text-format'
+import { hashPassword } from '../../src/auth/password.js'
+import { openWritable } from '../../src/store/open.js'
+import { putUser } from '../../src/users/store.js'
+import { warehousesFixture } from '../fixtures/warehouses.js'
+import { basic, importFixture, tempDir } from '../support/app.js'
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+async function store(): Promise<string> {
+  const db = join(tempDir(), 'serve.db')
+  const sql = await openWritable(db)
+  assert.equal((await importFixture(sql, warehousesFixture)).ok, true)
+  await putUser(sql, 'оператор', await hashPassword('пароль', { logN: 10 }), ['*'])
+  await sql.close()
+  return db
+}
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' } })
+  let out = ''
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+  const exited = once(child, 'exit')
+  const until = (re: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}: ${out}`)), 15_000)
+      const look = () => {
+        const m = re.exec(out)
+        if (!m) return
+        clearTimeout(timer)
+        child.stdout.off('data', look)
+        resolve(m)
+      }
+      child.stdout.on('data', look)
+      look()
+    })
+  return { child, exited, until, output: () => out }
+}
+
+function get(url: string, agent: Agent, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode!))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+describe('docgate serve --admin-port', () => {
+  it('serves /live, /ready and /metrics; logs each request; /ready is 503 while draining after SIGTERM', async () => {
+    const db = await store()
+    const server = start(['--db', db, '--port', '0', '--admin-port', '0'])
+    const [, url] = await server.until(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m)
+    const [, admin] = await server.until(/^admin \(live, ready, metrics\) on (http:\/\/127\.0\.0\.1:\d+)$/m)
+    assert.equal((await fetch(`${admin}/live`)).status, 200)
+    assert.equal((await fetch(`${admin}/ready`)).status, 200)
+
+    // A keep-alive connection held open keeps the server draining after SIGTERM.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    assert.equal(await get(`${url}/main/hs/warehouses/get?code=1`, agent, { ...basic('оператор', 'пароль'), 'x-request-id': 'cli-1' }), 200)
+    const [line] = await server.until(/^\{.*"reqId":"cli-1".*\}$/m)
+    const logged = JSON.parse(line)
+    assert.deepEqual([logged.service, logged.user, logged.status, logged.params], ['warehouses', 'оператор', 200, ['code']])
+
+    const families = parsePrometheusTextFormat(await (await fetch(`${admin}/metrics`)).text())
+    const requests = families.find((f) => f.name === 'docgate_http_requests_total')!
+    assert.deepEqual(requests.metrics, [{ labels: { service: 'warehouses', status: '200' }, value: '1' }])
+
+    server.child.kill('SIGTERM')
+    let ready = await fetch(`${admin}/ready`)
+    for (let i = 0; i < 50 && ready.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      ready = await fetch(`${admin}/ready`)
+    }
+    assert.equal(ready.status, 503)
+    assert.deepEqual(await ready.json(), { ready: false, reason: 'draining' })
+    agent.destroy()
+    const [code] = await server.exited
+    assert.equal(code, 0)
+  })
+
+  it('--access-log off writes no access line; bad flag values are refused', async () => {
+    const db = await store()
+    const server = start(['--db', db, '--port', '0', '--access-log', 'off'])
+    const [, url] = await server.until(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m)
+    const res = await fetch(`${url}/main/hs/warehouses/get`, { headers: { ...basic('оператор', 'пароль'), 'x-request-id': 'silent' } })
+    assert.equal(res.status, 200)
+    await res.arrayBuffer()
+    server.child.kill('SIGTERM')
+    assert.deepEqual(await server.exited, [0, null])
+    assert.equal(server.output().includes('silent'), false)
+
+    for (const [flag, value, message] of [
+      ['--access-log', 'maybe', 'docgate: --access-log must be on or off, got "maybe"'],
+      ['--max-lag', 'soon', 'docgate: --max-lag must be a duration such as 900, 90s, 15m or 1h, got "soon"'],
+      ['--admin-port', '70000', 'docgate: --admin-port must be 0..65535, got "70000"'],
+    ] as const) {
+      const bad = spawn(process.execPath, ['bin/docgate.js', 'serve', '--db', db, '--port', '0', flag, value], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+      let err = ''
+      bad.stderr.on('data', (c: Buffer) => (err += c.toString()))
+      const [code] = await once(bad, 'exit')
+      assert.equal(code, 1)
+      assert.equal(err.trim(), message)
+    }
+  })
+})
