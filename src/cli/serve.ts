@@ -62,11 +62,17 @@ export async function serve(flags: ServeFlags): Promise<number> {
   if (accessFlag !== 'on' && accessFlag !== 'off') throw new Error(`--access-log must be on or off, got "${accessFlag}"`)
   const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
   const store = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
-  const users = new UserSnapshot(store, (err) => logger.error({ err }, 'users refresh failed'))
-  await users.start()
   // PostgreSQL without pg_trgm (no rights to create it): same answers by scanning, said once here.
   const missing = await missingTrigramIndexes(store, READ_MODELS).catch(() => [])
+  // An SQLite store from an earlier version lacks its FTS5 tables, and searches would fail on
+  // them: the read-only server cannot create them, any writing command does.
+  if (missing.length > 0 && store.dialect.name === 'sqlite') {
+    await store.close()
+    throw new Error(`the store predates its search index; run \`docgate users list --db ${flags.db ?? 'DB'}\` (any writing command) once to bring it up to date`)
+  }
   if (missing.length > 0) logger.warn({ missing }, `${trigramsMissing}: substring filters of 3+ characters scan their tables`)
+  const users = new UserSnapshot(store, (err) => logger.error({ err }, 'users refresh failed'))
+  await users.start()
   const docs = flags['no-docs'] !== true
   const auth = new Authenticator({ users })
   const access = accessFlag === 'on' ? accessLogger() : undefined
