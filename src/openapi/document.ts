@@ -23,7 +23,7 @@ function parameter(p: Param, e: Endpoint, name = p.name): Json {
     in: 'query',
     required: false,
     schema: { type: 'string' },
-    description: describeParam(p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
+    description: describeParam(e.service, p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
     'x-docgate-stage': p.stage,
     ...(p.aliases?.length ? { 'x-docgate-aliases': p.aliases } : {}),
     ...(p.slash ? { 'x-docgate-slash': true } : {}),
