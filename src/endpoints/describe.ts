@@ -2,6 +2,7 @@
 // does. One source for the OpenAPI document (openapi/document.ts) and the agent tools
 // (mcp/tools.ts), so the two can never describe an endpoint differently.
 import type { Endpoint, Param } from './define.js'
+import { meaningOf } from './meanings.js'
 
 export const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
@@ -20,7 +21,17 @@ export const RETURNS: Readonly<Record<string, string>> = {
   warehouses: 'Warehouses catalogue as a flat list',
 }
 
-export function describeParam(p: Param): string {
+/** The meaning (meanings.ts) first, then what the declaration says about how the value is read. */
+const withMeaning = (service: string, name: string, mechanics: string): string => {
+  const meaning = meaningOf(service, name)
+  return meaning ? `${meaning}. ${mechanics}` : mechanics
+}
+
+export function describeParam(service: string, p: Param): string {
+  return withMeaning(service, p.name, mechanicsOf(p))
+}
+
+function mechanicsOf(p: Param): string {
   const parts: string[] = []
   if (p.stage === 'option') parts.push(`Option; true when the value is one of ${p.truthy.join(', ')} (any case)`)
   else if (p.stage === 'database' && p.match === 'flag') parts.push(`Database filter; true when one of ${p.truthy.join(', ')} (any case)`)
@@ -39,10 +50,10 @@ export function describeParam(p: Param): string {
 /** The period parameters of a list endpoint (`from`/`to`, and `date` where declared). */
 export function periodParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
   if (e.kind !== 'list' || !e.period) return []
-  const day = (name: string, text: string) => ({ name, description: `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.` })
+  const day = (name: string, text: string) => ({ name, description: withMeaning(e.service, name, `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`) })
   return [
-    day('from', 'Period start (inclusive); works only together with `to`, alone it is no filter'),
-    day('to', 'Period end (the whole day, inclusive); works only together with `from`, alone it is no filter'),
-    ...(e.period.date ? [day('date', 'One whole day; overrides from/to')] : []),
+    day('from', 'Database filter, inclusive; works only together with `to`, alone it is no filter'),
+    day('to', 'Database filter, the whole day inclusive; works only together with `from`, alone it is no filter'),
+    ...(e.period.date ? [day('date', 'Database filter, one whole day; overrides from/to')] : []),
   ]
 }

@@ -17,8 +17,8 @@ interface Argument {
   readonly filter: boolean
 }
 
-function paramSchema(p: Param): Record<string, unknown> {
-  const description = describeParam(p)
+function paramSchema(e: Endpoint, p: Param): Record<string, unknown> {
+  const description = describeParam(e.service, p)
   if (p.stage === 'option' || (p.stage === 'database' && p.match === 'flag')) return { type: ['boolean', 'string'], description }
   if (p.stage === 'database' && p.match === 'amount') return { type: ['number', 'string'], description }
   return { type: 'string', description }
@@ -28,7 +28,7 @@ function paramSchema(p: Param): Record<string, unknown> {
 function argumentsOf(e: Endpoint): Argument[] {
   return [
     ...periodParams(e).map(({ name, description }) => ({ name, schema: { type: 'string', description }, filter: true })),
-    ...e.params.map((p) => ({ name: p.name, schema: paramSchema(p), filter: p.stage !== 'option' })),
+    ...e.params.map((p) => ({ name: p.name, schema: paramSchema(e, p), filter: p.stage !== 'option' })),
   ]
 }
 

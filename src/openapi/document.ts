@@ -4,6 +4,8 @@ import type { Endpoint, Param } from '../endpoints/define.js'
 import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
+import { EXAMPLES } from './examples.js'
+import type { ExampleEntry } from './examples.js'
 import { version } from '../version.js'
 
 type Json = Record<string, unknown>
@@ -23,7 +25,7 @@ function parameter(p: Param, e: Endpoint, name = p.name): Json {
     in: 'query',
     required: false,
     schema: { type: 'string' },
-    description: describeParam(p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
+    description: describeParam(e.service, p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
     'x-docgate-stage': p.stage,
     ...(p.aliases?.length ? { 'x-docgate-aliases': p.aliases } : {}),
     ...(p.slash ? { 'x-docgate-slash': true } : {}),
@@ -43,6 +45,18 @@ const unauthorized = {
   content: { 'application/json': { schema: ref('Error'), example: { error: 'Unauthorized' } } },
 }
 
+/** Real answers of the demo data set (examples.json), named `short` and `full`. */
+function examplesOf(e: Endpoint): Json {
+  const stored = EXAMPLES.endpoints[e.service]
+  if (!stored) return {}
+  const example = (form: string, x: ExampleEntry) => ({
+    summary: `${form}: GET /main/hs/${e.service}/get${x.query}`,
+    description: `A real answer of the demo data set (\`docgate demo --scale ${EXAMPLES.demo.scale} --seed ${EXAMPLES.demo.seed}\`), ` + (x.value.data.length < x.total ? `\`data\` cut to ${x.value.data.length} of its ${x.total} items.` : `as answered.`),
+    value: x.value,
+  })
+  return { examples: { short: example('Short form', stored.short), ...(stored.full ? { full: example('Full form', stored.full) } : {}) } }
+}
+
 function operation(e: Endpoint): Json {
   const { short, full } = e.response
   const item = full ? { anyOf: [ref(short.$id!), ref(full.$id!)] } : ref(short.$id!)
@@ -56,7 +70,12 @@ function operation(e: Endpoint): Json {
       200: {
         description: 'The envelope: `data` and the in-band problems in `errors` (status stays 200)',
         headers: { 'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } } },
-        content: { 'application/json': { schema: { type: 'object', additionalProperties: false, required: ['data', 'errors'], properties: { data: { type: 'array', items: item }, errors: ref('Errors') } } } },
+        content: {
+          'application/json': {
+            schema: { type: 'object', additionalProperties: false, required: ['data', 'errors'], properties: { data: { type: 'array', items: item }, errors: ref('Errors') } },
+            ...examplesOf(e),
+          },
+        },
       },
       401: unauthorized,
       500: { description: 'Unexpected error', content: { 'application/json': { schema: ref('Error') } } },

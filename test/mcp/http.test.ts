@@ -45,9 +45,12 @@ for (const backend of BACKENDS) describe(`${backend}: MCP over streamable HTTP (
     assert.deepEqual(warehouses.inputSchema, {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'Database filter: case-insensitive substring.' },
-        name: { type: 'string', description: 'Database filter: case-insensitive substring.' },
-        group: { type: ['boolean', 'string'], description: 'Database filter; true when one of true, 1, да (any case).' },
+        code: { type: 'string', description: 'Код (подстрока) / Code, Код (substring). Database filter: case-insensitive substring.' },
+        name: { type: 'string', description: 'Наименование (подстрока) / Name, Наименование (substring). Database filter: case-insensitive substring.' },
+        group: {
+          type: ['boolean', 'string'],
+          description: 'Истина — только группы; любое другое заданное значение — только элементы (не группы) / True: only groups; any other given value: only elements (non-groups). Database filter; true when one of true, 1, да (any case).',
+        },
       },
       additionalProperties: false,
     })
