@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/payments/get
-         * @description Short form (Payment); with `full` the full form (PaymentFull).
+         * @description Expense requests (document). Short form (Payment); with `full` the full form (PaymentFull).
          */
         get: operations["GetPayments"];
         put?: never;
@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/receipts/get
-         * @description Short form (Receipt); with `full` the full form (ReceiptFull).
+         * @description Goods-and-services receipts (document). Short form (Receipt); with `full` the full form (ReceiptFull).
          */
         get: operations["GetReceipts"];
         put?: never;
@@ -70,7 +70,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/orders/get
-         * @description Short form (Order); with `full` the full form (OrderFull).
+         * @description Customer orders (document). Short form (Order); with `full` the full form (OrderFull).
          */
         get: operations["GetOrders"];
         put?: never;
@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/sorders/get
-         * @description Short form (SupplierOrder); with `full` the full form (SupplierOrderFull).
+         * @description Supplier orders (document). Short form (SupplierOrder); with `full` the full form (SupplierOrderFull).
          */
         get: operations["GetSOrders"];
         put?: never;
@@ -110,7 +110,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/specifications/get
-         * @description Short form (Specification); with `full` the full form (SpecificationFull).
+         * @description Nomenclature specifications (catalogue elements, not groups, not marked for deletion). Short form (Specification); with `full` the full form (SpecificationFull).
          */
         get: operations["GetSpecifications"];
         put?: never;
@@ -130,7 +130,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/transfers/get
-         * @description Short form (Transfer); with `full` the full form (TransferFull).
+         * @description Goods transfers (document). Short form (Transfer); with `full` the full form (TransferFull).
          */
         get: operations["GetTransfers"];
         put?: never;
@@ -150,7 +150,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/morders/get
-         * @description Short form (ProductionOrder); with `full` the full form (ProductionOrderFull).
+         * @description Production orders (document). Short form (ProductionOrder); with `full` the full form (ProductionOrderFull).
          */
         get: operations["GetMOrders"];
         put?: never;
@@ -170,7 +170,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/demands/get
-         * @description Short form (Demand); with `full` the full form (DemandFull).
+         * @description Requirement-invoices (document). Short form (Demand); with `full` the full form (DemandFull).
          */
         get: operations["GetDemands"];
         put?: never;
@@ -190,7 +190,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/cashflows/get
-         * @description Items: CashflowLine.
+         * @description Cash balances and turnovers per account/cash desk (actual, not planned). Items: CashflowLine.
          */
         get: operations["GetCashFlows"];
         put?: never;
@@ -210,7 +210,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/materials/get
-         * @description Items: MaterialNode.
+         * @description Nomenclature catalogue as a tree (elements, not groups, not marked for deletion; parent groups added automatically). Items: MaterialNode.
          */
         get: operations["GetMaterials"];
         put?: never;
@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * GET /main/hs/warehouses/get
-         * @description Items: Warehouse.
+         * @description Warehouses catalogue as a flat list. Items: Warehouse.
          */
         get: operations["GetWarehouses"];
         put?: never;
@@ -716,31 +716,31 @@ export interface operations {
     GetPayments: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате расхода (ДатаРасхода, не дата документа) / Period start by expense date (ДатаРасхода, not the document date). Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате расхода / Period end by expense date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description One whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Одна дата расхода (весь день) / One expense date (the whole day). Database filter, one whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 date?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер заявки (подстрока) / Request number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
+                /** @description Сумма документа (точное совпадение) / Document amount (exact match). Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
                 summ?: string;
-                /** @description Database filter; true when one of 1, true, yes, да (any case). */
+                /** @description Отбор по признаку «Проведен» / Filter by posted state. Database filter; true when one of 1, true, yes, да (any case). */
                 approved?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Ответственный (подстрока) / Responsible (substring). Post-filter on the printed value: case-insensitive substring. */
                 responsible?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Получатель (подстрока) / Recipient (substring). Post-filter on the printed value: case-insensitive substring. */
                 recipient?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Контрагент (подстрока) / Counterparty (substring). Post-filter on the printed value: case-insensitive substring. */
                 contractor?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Счет / касса (подстрока) / Account / cash desk (substring). Post-filter on the printed value: case-insensitive substring. */
                 cash?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Комментарий (подстрока) / Comment (substring). Post-filter on the printed value: case-insensitive substring. */
                 comment?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Статус (подстрока) / Status (substring). Post-filter on the printed value: case-insensitive substring. */
                 status?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Полные связанные документы и вложения (Base64) / Full linked documents and attachments (Base64). Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
             };
             header?: never;
@@ -791,31 +791,31 @@ export interface operations {
     GetReceipts: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате документа / Period start by document date. Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате документа / Period end by document date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description One whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Одна дата документа (весь день) / One document date (the whole day). Database filter, one whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 date?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер документа (подстрока) / Document number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
+                /** @description Сумма документа (точное совпадение) / Document amount (exact match). Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
                 summ?: string;
-                /** @description Database filter; true when one of 1, true, yes, да (any case). */
+                /** @description Отбор по признаку «Проведен» / Filter by posted state. Database filter; true when one of 1, true, yes, да (any case). */
                 approved?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as contactor, supplier. */
+                /** @description Наименование контрагента (подстрока) / Counterparty name (substring). Post-filter on the printed value: case-insensitive substring; also accepted as contactor, supplier. */
                 contractor?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as contactor, supplier. Alias of `contractor`. */
+                /** @description Наименование контрагента (подстрока) / Counterparty name (substring). Post-filter on the printed value: case-insensitive substring; also accepted as contactor, supplier. Alias of `contractor`. */
                 contactor?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as contactor, supplier. Alias of `contractor`. */
+                /** @description Наименование контрагента (подстрока) / Counterparty name (substring). Post-filter on the printed value: case-insensitive substring; also accepted as contactor, supplier. Alias of `contractor`. */
                 supplier?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Наименование организации (подстрока) / Organization name (substring). Post-filter on the printed value: case-insensitive substring. */
                 org?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Склад (подстрока) / Warehouse (substring). Post-filter on the printed value: case-insensitive substring. */
                 warehouse?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Ответственный (подстрока) / Responsible (substring). Post-filter on the printed value: case-insensitive substring. */
                 responsible?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case); the key is case-insensitive. */
+                /** @description Полные Сделка, Товары, Услуги и Вложения (Base64) / Full Сделка, Товары, Услуги and Вложения (Base64). Option; true when the value is one of 1, true, yes, да (any case); the key is case-insensitive. */
                 full?: string;
             };
             header?: never;
@@ -866,33 +866,33 @@ export interface operations {
     GetOrders: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате документа / Period start by document date. Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате документа / Period end by document date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description One whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Одна дата документа (весь день) / One document date (the whole day). Database filter, one whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 date?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер документа (подстрока) / Document number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
+                /** @description Сумма документа (точное совпадение) / Document amount (exact match). Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
                 summ?: string;
-                /** @description Database filter; true when one of 1, true, yes, да (any case). */
+                /** @description Отбор по признаку «Проведен» / Filter by posted state. Database filter; true when one of 1, true, yes, да (any case). */
                 approved?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; send `/` as `_slash_`. */
+                /** @description Представление договора (подстрока) / Contract presentation (substring). Post-filter on the printed value: case-insensitive substring; send `/` as `_slash_`. */
                 contract?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Наименование контрагента или его ИНН (подстрока) / Counterparty name or its tax id (substring). Post-filter on the printed value: case-insensitive substring. */
                 customer?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description ИНН контрагента (подстрока) / Counterparty tax id (substring). Post-filter on the printed value: case-insensitive substring. */
                 inn?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Наименование организации (подстрока) / Organization name (substring). Post-filter on the printed value: case-insensitive substring. */
                 org?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Склад (подстрока) / Warehouse (substring). Post-filter on the printed value: case-insensitive substring. */
                 warehouse?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Ответственный (подстрока) / Responsible (substring). Post-filter on the printed value: case-insensitive substring. */
                 responsible?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Комментарий (подстрока) / Comment (substring). Post-filter on the printed value: case-insensitive substring. */
                 comment?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Добавляет Товары с расчетом плановой себестоимости и спецификации / Adds Товары with the planned-cost and specification calculation. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
             };
             header?: never;
@@ -943,33 +943,33 @@ export interface operations {
     GetSOrders: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате документа / Period start by document date. Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате документа / Period end by document date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description One whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Одна дата документа (весь день) / One document date (the whole day). Database filter, one whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 date?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер документа (подстрока) / Document number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
+                /** @description Сумма документа (точное совпадение) / Document amount (exact match). Database filter: the exact amount in kopecks (`100.5`, `100,50`). */
                 summ?: string;
-                /** @description Database filter; true when one of 1, true, yes, да (any case). */
+                /** @description Отбор по признаку «Проведен» / Filter by posted state. Database filter; true when one of 1, true, yes, да (any case). */
                 approved?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as contractor, contactor. */
+                /** @description Наименование контрагента (поставщика) (подстрока); основное имя этого отбора / Counterparty (supplier) name (substring); the primary name of this filter. Post-filter on the printed value: case-insensitive substring; also accepted as contractor, contactor. */
                 supplier?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as contractor, contactor. Alias of `supplier`. */
+                /** @description Наименование контрагента (поставщика) (подстрока); основное имя этого отбора / Counterparty (supplier) name (substring); the primary name of this filter. Post-filter on the printed value: case-insensitive substring; also accepted as contractor, contactor. Alias of `supplier`. */
                 contractor?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as contractor, contactor. Alias of `supplier`. */
+                /** @description Наименование контрагента (поставщика) (подстрока); основное имя этого отбора / Counterparty (supplier) name (substring); the primary name of this filter. Post-filter on the printed value: case-insensitive substring; also accepted as contractor, contactor. Alias of `supplier`. */
                 contactor?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Наименование организации (подстрока) / Organization name (substring). Post-filter on the printed value: case-insensitive substring. */
                 org?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Склад (подстрока) / Warehouse (substring). Post-filter on the printed value: case-insensitive substring. */
                 warehouse?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Ответственный (подстрока) / Responsible (substring). Post-filter on the printed value: case-insensitive substring. */
                 responsible?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Комментарий (подстрока) / Comment (substring). Post-filter on the printed value: case-insensitive substring. */
                 comment?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да, full (any case). */
+                /** @description Добавляет Товары и список вложений / Adds Товары and the attachment list. Option; true when the value is one of 1, true, yes, да, full (any case). */
                 full?: string;
             };
             header?: never;
@@ -1020,19 +1020,19 @@ export interface operations {
     GetSpecifications: {
         parameters: {
             query?: {
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Код спецификации (подстрока) / Specification code (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: case-insensitive substring; send `/` as `_slash_`. */
+                /** @description Наименование (подстрока) / Name (substring). Database filter: case-insensitive substring; send `/` as `_slash_`. */
                 name?: string;
-                /** @description Database filter; send `/` as `_slash_`. */
+                /** @description Код или наименование материала в строках материалов (подстрока) / Material code or name in the materials rows (substring). Database filter; send `/` as `_slash_`. */
                 material?: string;
-                /** @description Database filter. */
+                /** @description Номенклатурная группа строк материалов (подстрока) / Nomenclature group of the material rows (substring). Database filter. */
                 ngroup?: string;
-                /** @description Database filter. */
+                /** @description Год плановой даты поставки этапа поставки; двузначный год читается как 20XX / Year of the planned delivery date of a delivery stage; a 2-digit year is read as 20XX. Database filter. */
                 year?: string;
-                /** @description Read by the endpoint itself. */
+                /** @description Месяц 1–12 внутри года `year`; требует `year` / Month 1–12 inside `year`; requires `year`. Read by the endpoint itself. */
                 month?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Расширенный режим; требует хотя бы один из `code`, `name`, `material`, `ngroup` / Extended mode; requires at least one of `code`, `name`, `material`, `ngroup`. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
             };
             header?: never;
@@ -1083,21 +1083,21 @@ export interface operations {
     GetTransfers: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате документа (не по дате перемещения) / Period start by document date (not the movement date). Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате документа / Period end by document date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description One whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Одна дата документа (весь день) / One document date (the whole day). Database filter, one whole day; overrides from/to; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 date?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер документа (подстрока) / Document number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Имя ответственного (подстрока) / Responsible name (substring). Database filter: case-insensitive substring. */
                 responsible?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Наименование склада-отправителя (подстрока) / Sender warehouse name (substring). Database filter: case-insensitive substring. */
                 sender?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Наименование склада-получателя (подстрока) / Receiver warehouse name (substring). Database filter: case-insensitive substring. */
                 receiver?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Возвращает Товары вместо сводки; требует `code` / Returns Товары instead of the summary; requires `code`. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
             };
             header?: never;
@@ -1148,15 +1148,15 @@ export interface operations {
     GetMOrders: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате документа / Period start by document date. Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате документа / Period end by document date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер заказа (подстрока) / Order number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: case-insensitive substring; send `/` as `_slash_`. */
+                /** @description Комментарий документа, выводимый как Договор (подстрока) / Document comment, shown as Договор (substring). Database filter: case-insensitive substring; send `/` as `_slash_`. */
                 contract?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case); the key is case-insensitive. */
+                /** @description Добавляет Ссылка, Продукция, Материалы / Adds Ссылка, Продукция, Материалы. Option; true when the value is one of 1, true, yes, да (any case); the key is case-insensitive. */
                 full?: string;
             };
             header?: never;
@@ -1207,17 +1207,17 @@ export interface operations {
     GetDemands: {
         parameters: {
             query?: {
-                /** @description Period start (inclusive); works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Начало периода по дате документа / Period start by document date. Database filter, inclusive; works only together with `to`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 from?: string;
-                /** @description Period end (the whole day, inclusive); works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
+                /** @description Конец периода по дате документа / Period end by document date. Database filter, the whole day inclusive; works only together with `from`, alone it is no filter; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ; an invalid date adds an errors entry. */
                 to?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номер документа (подстрока) / Document number (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Наименование склада (подстрока) / Warehouse name (substring). Database filter: case-insensitive substring. */
                 warehouse?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Имя ответственного (подстрока) / Responsible name (substring). Database filter: case-insensitive substring. */
                 responsible?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Возвращает массив Материалы для каждого отобранного документа; не требует `code` / Returns the Материалы array for every selected document; does not require `code`. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
             };
             header?: never;
@@ -1268,31 +1268,31 @@ export interface operations {
     GetCashFlows: {
         parameters: {
             query?: {
-                /** @description Read by the endpoint itself; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ. */
+                /** @description Начало периода; можно без `to` (тогда конец — текущий день) / Period start; may be used without `to` (then the end is the current day). Read by the endpoint itself; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ. */
                 from?: string;
-                /** @description Read by the endpoint itself; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ. */
+                /** @description Конец периода, включительно до конца дня; можно без `from` (тогда начало — 01.01.0001) / Period end, inclusive to the end of the day; may be used without `from` (then the start is 01.01.0001). Read by the endpoint itself; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ. */
                 to?: string;
-                /** @description Read by the endpoint itself; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ. */
+                /** @description Один день вместо from/to (весь день) / One day instead of from/to (the whole day). Read by the endpoint itself; a date as ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ. */
                 date?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Наименование организации (подстрока) / Organization name (substring). Post-filter on the printed value: case-insensitive substring. */
                 org?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as cash. */
+                /** @description Представление счета / кассы, поле СчетКасса (подстрока) / Account / cash desk presentation, field СчетКасса (substring). Post-filter on the printed value: case-insensitive substring; also accepted as cash. */
                 account?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring; also accepted as cash. Alias of `account`. */
+                /** @description Представление счета / кассы, поле СчетКасса (подстрока) / Account / cash desk presentation, field СчетКасса (substring). Post-filter on the printed value: case-insensitive substring; also accepted as cash. Alias of `account`. */
                 cash?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Наименование банка (подстрока) / Bank name (substring). Post-filter on the printed value: case-insensitive substring. */
                 bank?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Вид денежных средств (ВидДенежныхСредств): `Наличные` или `Безналичные`; `Наличные` не совпадает с безналичными, а `Безналичные` отбирает только безналичные / Cash kind (ВидДенежныхСредств): `Наличные` or `Безналичные`; cash does not match non-cash values, and the non-cash value selects only non-cash. Post-filter on the printed value: case-insensitive substring. */
                 kind?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Вид счета, ВидСчета (подстрока) / Account kind, ВидСчета (substring). Post-filter on the printed value: case-insensitive substring. */
                 accountType?: string;
-                /** @description Post-filter on the printed value: case-insensitive substring. */
+                /** @description Валюта счета / кассы, Валюта (подстрока) / Currency, Валюта (substring). Post-filter on the printed value: case-insensitive substring. */
                 currency?: string;
-                /** @description Database filter; true when one of 1, true, yes, да (any case); false when one of 0, false, no, нет; any other value adds an errors entry. */
+                /** @description Отбор по признаку Закрыт / Filter by Закрыт (the account is closed). Database filter; true when one of 1, true, yes, да (any case); false when one of 0, false, no, нет; any other value adds an errors entry. */
                 closed?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Суммы в управленческом учете / Amounts in management accounting. Option; true when the value is one of 1, true, yes, да (any case). */
                 mgmt?: string;
-                /** @description Option; true when the value is one of 1, true, yes, да (any case). */
+                /** @description Добавляет строку итогов / Adds the totals row. Option; true when the value is one of 1, true, yes, да (any case). */
                 totals?: string;
             };
             header?: never;
@@ -1343,21 +1343,21 @@ export interface operations {
     GetMaterials: {
         parameters: {
             query?: {
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Код (подстрока) / Code (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Наименование (подстрока) / Name (substring). Database filter: case-insensitive substring. */
                 name?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Наименование непосредственной родительской группы, не всей иерархии (подстрока) / Name of the immediate parent group only, not the whole hierarchy (substring). Database filter: case-insensitive substring. */
                 group?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Вид номенклатуры (подстрока) / Nomenclature kind (substring). Database filter: case-insensitive substring. */
                 type?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Номенклатурная группа (подстрока) / Nomenclature group (substring). Database filter: case-insensitive substring. */
                 ngroup?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Артикул (подстрока) / Article (substring). Database filter: case-insensitive substring. */
                 article?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Основной поставщик (подстрока) / Main supplier (substring). Database filter: case-insensitive substring. */
                 supplier?: string;
-                /** @description Database filter; true when one of 1, true, да (any case). */
+                /** @description Отбор по признаку услуги; любое другое заданное значение означает ложь / Filter by the service flag; any other given value means false. Database filter; true when one of 1, true, да (any case). */
                 service?: string;
             };
             header?: never;
@@ -1408,11 +1408,11 @@ export interface operations {
     GetWarehouses: {
         parameters: {
             query?: {
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Код (подстрока) / Code, Код (substring). Database filter: case-insensitive substring. */
                 code?: string;
-                /** @description Database filter: case-insensitive substring. */
+                /** @description Наименование (подстрока) / Name, Наименование (substring). Database filter: case-insensitive substring. */
                 name?: string;
-                /** @description Database filter; true when one of true, 1, да (any case). */
+                /** @description Истина — только группы; любое другое заданное значение — только элементы (не группы) / True: only groups; any other given value: only elements (non-groups). Database filter; true when one of true, 1, да (any case). */
                 group?: string;
             };
             header?: never;
