@@ -5,7 +5,6 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, it } from 'node:test'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { hashPassword } from '../../src/auth/password.js'
@@ -13,8 +12,7 @@ import { openWritable } from '../../src/store/open.js'
 import { putUser } from '../../src/users/store.js'
 import { warehousesFixture } from '../fixtures/warehouses.js'
 import { basic, importFixture, tempDir } from '../support/app.js'
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+import { ROOT, startServe } from '../support/serve-process.js'
 
 async function store(): Promise<string> {
   const db = join(tempDir(), 'serve.db')
@@ -25,26 +23,7 @@ async function store(): Promise<string> {
   return db
 }
 
-function start(args: string[]) {
-  const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' } })
-  let out = ''
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-  const exited = once(child, 'exit')
-  const until = (re: RegExp) =>
-    new Promise<RegExpExecArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}: ${out}`)), 15_000)
-      const look = () => {
-        const m = re.exec(out)
-        if (!m) return
-        clearTimeout(timer)
-        child.stdout.off('data', look)
-        resolve(m)
-      }
-      child.stdout.on('data', look)
-      look()
-    })
-  return { child, exited, until, output: () => out }
-}
+const start = startServe
 
 function get(url: string, agent: Agent, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, it } from 'node:test'
 import { hashPassword } from '../../src/auth/password.js'
 import { openWritable } from '../../src/store/open.js'
 import { putUser } from '../../src/users/store.js'
 import { basic, importFixture, tempDir } from '../support/app.js'
 import { uuid } from '../support/refs.js'
+import { LISTENING, startServe } from '../support/serve-process.js'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const WAREHOUSES = 3000
 
 describe('docgate serve', () => {
@@ -27,24 +24,8 @@ describe('docgate serve', () => {
     await putUser(sql, 'оператор', await hashPassword('пароль', { logN: 10 }), ['*'])
     await sql.close()
 
-    const child = spawn(process.execPath, ['bin/docgate.js', 'serve', '--db', db, '--port', '0'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' },
-    })
-    let out = ''
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    const exited = once(child, 'exit')
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10_000)
-      child.stdout.on('data', () => {
-        const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out)
-        if (m) {
-          clearTimeout(timer)
-          resolve(m[1]!)
-        }
-      })
-    })
+    const server = startServe(['--db', db, '--port', '0'])
+    const [, url] = await server.until(LISTENING)
     const auth = basic('оператор', 'пароль')
     const health = await fetch(`${url}/main/hs/health`, { headers: auth })
     assert.equal(health.status, 200)
@@ -52,12 +33,12 @@ describe('docgate serve', () => {
 
     const inflight = fetch(`${url}/main/hs/warehouses/get`, { headers: auth })
     await new Promise((r) => setTimeout(r, 5))
-    child.kill('SIGTERM')
+    server.child.kill('SIGTERM')
     const res = await inflight
     assert.equal(res.status, 200)
     const body = (await res.json()) as { data: unknown[]; errors: unknown[] }
     assert.equal(body.data.length, WAREHOUSES)
-    const [code] = await exited
+    const [code] = await server.exited
     assert.equal(code, 0)
     await assert.rejects(fetch(`${url}/main/hs/health`, { headers: auth }))
   })

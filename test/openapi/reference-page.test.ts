@@ -2,27 +2,21 @@
 // "try it" works with a Cyrillic user (UTF-8 Basic), in a real headless Chromium against a
 // listening server on every engine; `serve --no-docs` turns it off; the CLI prints its URL.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { after, before, describe, it } from 'node:test'
 import { chromium } from 'playwright-core'
 import type { Browser, Page, Request } from 'playwright-core'
-import { Authenticator } from '../../src/auth/authenticator.js'
-import { hashPassword } from '../../src/auth/password.js'
 import { startHints } from '../../src/cli/start.js'
 import { buildServer } from '../../src/http/server.js'
 import { openWritable } from '../../src/store/open.js'
-import { UserSnapshot } from '../../src/users/directory.js'
-import { putUser } from '../../src/users/store.js'
 import { warehousesFixture } from '../fixtures/warehouses.js'
-import { BACKENDS, importFixture, tempDir } from '../support/app.js'
+import { BACKENDS, tempDir } from '../support/app.js'
 import type { Backend } from '../support/app.js'
-import { createTestStore } from '../support/stores.js'
+import { filledStore, listenLive } from '../support/live.js'
+import type { LiveServer } from '../support/live.js'
+import { LISTENING, ROOT, startServe } from '../support/serve-process.js'
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const ARTIFACTS = join(ROOT, 'artifacts')
 const CHROMIUM = '/usr/bin/chromium'
 const INSTALL = 'apt-get update && apt-get install -y --no-install-recommends chromium'
@@ -107,32 +101,16 @@ describe('the page URL on the command line', () => {
   })
 
   const serve = async (db: string, flags: string[]) => {
-    const child = spawn(process.execPath, ['bin/docgate.js', 'serve', '--db', db, '--port', '0', ...flags], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' },
-    })
-    let out = ''
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-    const exited = once(child, 'exit')
-    const base = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 10_000)
-      child.stdout.on('data', () => {
-        const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/m.exec(out)
-        if (m) {
-          clearTimeout(timer)
-          resolve(m[1]!)
-        }
-      })
-    })
+    const server = startServe(['--db', db, '--port', '0', ...flags])
+    const [, base] = await server.until(LISTENING)
     // The lines after "listening on" are printed in the same tick.
     await new Promise((r) => setTimeout(r, 100))
     return {
-      base,
-      out: () => out,
+      base: base!,
+      out: server.output,
       async stop() {
-        child.kill('SIGTERM')
-        assert.equal((await exited)[0], 0)
+        server.child.kill('SIGTERM')
+        assert.equal((await server.exited)[0], 0)
       },
     }
   }
@@ -160,33 +138,10 @@ describe('the page URL on the command line', () => {
   })
 })
 
-interface Live {
-  readonly base: string
-  close(): Promise<void>
-}
-
 /** A real docgate listening on 127.0.0.1 (port 0) over the fixture, with the Cyrillic user. */
-async function listen(backend: Backend): Promise<Live> {
-  const store = await createTestStore(backend)
-  const report = await importFixture(store.writer, warehousesFixture)
-  assert.equal(report.ok, true)
-  await putUser(store.writer, USER, await hashPassword(PASSWORD, { logN: 10 }), ['*'])
-  if (backend !== 'pglite') await store.writer.close()
-  const sql = await store.openReader()
-  const users = new UserSnapshot(sql)
-  await users.start()
-  const dummyHash = await hashPassword('dummy', { logN: 10 })
-  const app = buildServer({ sql, auth: new Authenticator({ users, dummyHash }), logger: false })
-  const base = await app.listen({ host: '127.0.0.1', port: 0 })
-  return {
-    base,
-    async close() {
-      users.stop()
-      await app.close()
-      await sql.close().catch(() => {})
-      await store.cleanup()
-    },
-  }
+async function listen(backend: Backend): Promise<LiveServer & { base: string }> {
+  const live = await listenLive(await filledStore(backend, warehousesFixture, [{ name: USER, password: PASSWORD }]))
+  return { ...live, base: live.url }
 }
 
 /** Types into the field Scalar labels `label` (a CodeMirror line or a plain input). */
