@@ -51,7 +51,7 @@ async function cycle(url: string, db: string, fakePid: number): Promise<Cycle> {
   const cpu0 = cpuSeconds(fakePid)
   const t0 = performance.now()
   const code = await sync(
-    { source: url, db, once: true },
+    { source: url, db, once: true, ...(process.env.BENCH_MAP ? { map: process.env.BENCH_MAP } : {}) },
     { sink: { out: (l) => lines.push(l), err: (l) => lines.push(l) }, onSource: (s) => (source = s) },
   )
   const seconds = (performance.now() - t0) / 1000
