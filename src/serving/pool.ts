@@ -65,6 +65,8 @@ export class WorkerPool implements Executor {
   readonly #options: PoolOptions
   readonly #entry: URL
   readonly #slots: Slot[] = []
+  /** Every worker thread, ready or still starting (close() ends them all). */
+  readonly #workers = new Set<Worker>()
   readonly #queue: Job[] = []
   readonly #stats: PoolStats = { served: 0, stopped: 0, failed: 0, replaced: 0 }
   #seq = 0
@@ -114,7 +116,7 @@ export class WorkerPool implements Executor {
     this.#closing = true
     clearTimeout(this.#retry)
     for (const job of this.#queue.splice(0)) this.#fail(job, new Error('the server is stopping'))
-    await Promise.all(this.#slots.map((s) => s.worker.terminate()))
+    await Promise.all([...this.#workers].map((w) => w.terminate()))
   }
 
   #spawn(): Promise<Slot> {
@@ -124,6 +126,7 @@ export class WorkerPool implements Executor {
     const connections = isPostgresUrl(db) ? Math.max(1, Math.floor(PG_SERVING.max / size)) : undefined
     const setup: WorkerSetup = { db, connections, timeQueries: queryTime !== undefined, flag }
     const worker = new Worker(this.#entry, { workerData: setup })
+    this.#workers.add(worker)
     const slot: Slot = { worker, flag: new Int32Array(flag), job: null }
     let ready = false
     return new Promise((resolve, reject) => {
@@ -140,6 +143,7 @@ export class WorkerPool implements Executor {
       })
       worker.on('error', (err) => (slot.fault = err.message))
       worker.once('exit', (code) => {
+        this.#workers.delete(worker)
         if (ready) this.#lost(slot, code)
         else reject(new Error(slot.fault ?? `a serving worker exited with code ${code} while starting`))
       })
