@@ -1,5 +1,6 @@
 // A serving worker: its own read-only store, one request at a time, the answer sent back
 // in transferred chunks no further ahead of the client than the credit allows.
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { timedSql } from '../admin/timed-sql.js'
@@ -43,8 +44,18 @@ function owned(bytes: Buffer): ArrayBuffer {
   return out
 }
 
+// With every core busy, the event loop (health, auth, small answers) must still get the CPU
+// at once: the workers run at a lower priority. On Linux a nice value is per thread, so
+// this lowers this worker only.
+const WORKER_NICE = 10
+
 export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
   const port = parentPort as MessagePort
+  try {
+    setPriority(WORKER_NICE)
+  } catch {
+    // Not permitted here (or not per thread on this platform): the pool still works, only less politely.
+  }
   const setup = workerData as WorkerSetup
   const flag = new Int32Array(setup.flag)
   const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
