@@ -76,6 +76,8 @@ export async function serve(flags: ServeFlags): Promise<number> {
   if (accessFlag !== 'on' && accessFlag !== 'off') throw new Error(`--access-log must be on or off, got "${accessFlag}"`)
   const workers = workersOf(flags.workers)
   const timeLimitMs = parseDuration('--request-timeout', flags['request-timeout'] ?? '30s')
+  // A timer cannot wait longer than 2^31 ms; a day is already no limit for a read.
+  if (timeLimitMs > 86_400_000) throw new Error(`--request-timeout must be at most 24h (0: no limit), got "${flags['request-timeout']}"`)
   const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
   const store = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
   // PostgreSQL without pg_trgm (no rights to create it): same answers by scanning, said once here.

@@ -49,6 +49,16 @@ function owned(bytes: Buffer): ArrayBuffer {
 // this lowers this worker only.
 const WORKER_NICE = 10
 
+// An answer built whole goes as one message up to this size; a bigger one (the materials
+// tree) is sent in chunks under the same credit as a stream, so a slow client does not make
+// the main thread hold all of it.
+const WHOLE_MAX = 1024 * 1024
+const SLICE = 64 * 1024
+
+function* slices(bytes: Buffer): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += SLICE) yield bytes.subarray(at, at + SLICE)
+}
+
 export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
   const port = parentPort as MessagePort
   try {
@@ -94,12 +104,12 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
       const pairs = queryPairs(m.query)
       const body = endpoint.kind === 'list' ? await runList(endpoint, pairs, options) : await runComputed(endpoint, pairs, options)
       stop.throwIfAborted()
-      if (Buffer.isBuffer(body)) {
+      if (Buffer.isBuffer(body) && body.length <= WHOLE_MAX) {
         const bytes = owned(body)
         post({ type: 'whole', id: m.id, bytes, rows, queries: queries.splice(0) }, [bytes])
         return
       }
-      for await (const chunk of body) {
+      for await (const chunk of Buffer.isBuffer(body) ? slices(body) : body) {
         await waitForCredit(stop)
         stop.throwIfAborted()
         const bytes = owned(chunk)

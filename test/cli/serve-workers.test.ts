@@ -66,6 +66,7 @@ describe('docgate serve --workers', () => {
     for (const [flag, value, message] of [
       ['--workers', 'many', 'docgate: --workers must be 0..256, got "many"'],
       ['--workers', '1.5', 'docgate: --workers must be 0..256, got "1.5"'],
+      ['--request-timeout', '25h', 'docgate: --request-timeout must be at most 24h (0: no limit), got "25h"'],
       ['--request-timeout', 'soon', 'docgate: --request-timeout must be a duration such as 900, 90s, 15m or 1h, got "soon"'],
     ] as const) {
       const bad = spawn(process.execPath, ['bin/docgate.js', 'serve', '--db', db, '--port', '0', flag, value], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
