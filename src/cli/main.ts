@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util'
 
 const USAGE = `usage:
   docgate serve [--db DB] [--host H] [--port N] [--no-docs] [--admin-port N] [--admin-host H] [--max-lag DURATION]
-                [--access-log on|off] [--log-query-values]
+                [--access-log on|off] [--log-query-values] [--workers N] [--request-timeout DURATION]
   docgate import [--db DB] FILE...
   docgate demo [--db DB] [--scale N] [--seed S]
   docgate users add NAME [--db DB] [--methods LIST] [--password-stdin]
@@ -48,6 +48,8 @@ export async function main(argv: string[]): Promise<number> {
       'max-lag': { type: 'string' },
       'access-log': { type: 'string' },
       'log-query-values': { type: 'boolean' },
+      workers: { type: 'string' },
+      'request-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })

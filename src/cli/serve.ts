@@ -1,5 +1,6 @@
 // `docgate serve`: read-only store, users snapshot, HTTP server, graceful stop.
 import type { Server } from 'node:http'
+import { availableParallelism } from 'node:os'
 import { pino } from 'pino'
 import type { Logger } from 'pino'
 import { operations, parseDuration } from '../admin/operations.js'
@@ -8,6 +9,9 @@ import { ConnectionDrainer } from '../http/drain.js'
 import { buildServer } from '../http/server.js'
 import { READ_MODELS } from '../endpoints/index.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
+import type { Executor } from '../serving/executor.js'
+import { inProcessExecutor } from '../serving/in-process.js'
+import { WorkerPool } from '../serving/pool.js'
 import { missingTrigramIndexes, trigramsMissing } from '../store/trigram.js'
 import { UserSnapshot } from '../users/directory.js'
 
@@ -24,6 +28,16 @@ export interface ServeFlags {
   'max-lag'?: string
   'access-log'?: string
   'log-query-values'?: boolean
+  workers?: string
+  'request-timeout'?: string
+}
+
+/** `--workers`: a count; 0 runs the data requests on the event loop. */
+function workersOf(text: string | undefined): number {
+  if (text === undefined) return Math.max(1, availableParallelism())
+  const n = Number(text)
+  if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 256) throw new Error(`--workers must be 0..256, got "${text}"`)
+  return n
 }
 
 function portOf(flag: string, text: string): number {
@@ -60,6 +74,10 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const maxLagMs = parseDuration('--max-lag', flags['max-lag'] ?? '15m')
   const accessFlag = flags['access-log'] ?? 'on'
   if (accessFlag !== 'on' && accessFlag !== 'off') throw new Error(`--access-log must be on or off, got "${accessFlag}"`)
+  const workers = workersOf(flags.workers)
+  const timeLimitMs = parseDuration('--request-timeout', flags['request-timeout'] ?? '30s')
+  // A timer cannot wait longer than 2^31 ms; a day is already no limit for a read.
+  if (timeLimitMs > 86_400_000) throw new Error(`--request-timeout must be at most 24h (0: no limit), got "${flags['request-timeout']}"`)
   const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
   const store = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
   // PostgreSQL without pg_trgm (no rights to create it): same answers by scanning, said once here.
@@ -77,7 +95,24 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const auth = new Authenticator({ users })
   const access = accessFlag === 'on' ? accessLogger() : undefined
   const ops = operations({ sql: store, metrics: adminPort !== undefined, kdf: auth, accessLog: access?.log, logQueryValues: flags['log-query-values'] === true, maxLagMs })
-  const app = buildServer({ sql: ops.sql, auth, logger, docs, observer: ops.observer })
+  let executor: Executor
+  try {
+    executor =
+      workers === 0
+        ? inProcessExecutor(ops.sql, timeLimitMs)
+        : await WorkerPool.start({
+            db: resolveDb(flags.db),
+            size: workers,
+            timeLimitMs,
+            queryTime: ops.metrics ? (s) => ops.metrics!.queryTime(s) : undefined,
+            warn: (message) => logger.warn(message),
+          })
+  } catch (err) {
+    users.stop()
+    await store.close()
+    throw err
+  }
+  const app = buildServer({ sql: ops.sql, auth, logger, docs, observer: ops.observer, executor })
   const drainer = new ConnectionDrainer(app.server)
   const address = await app.listen({ host, port })
   const url = new URL(address)
@@ -110,6 +145,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
         .then(async () => {
           clearTimeout(force)
           users.stop()
+          await executor.close()
           if (admin) {
             admin.closeAllConnections()
             await new Promise<void>((r) => admin!.close(() => r()))

@@ -13,6 +13,7 @@ import { referencePage } from '../openapi/reference-page.js'
 import { queryPairs } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { Body } from '../pipeline/run.js'
+import type { Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
@@ -53,6 +54,8 @@ export interface ServerOptions {
   /** GET /openapi.json (no credentials: it holds no business data); off with `serve --no-docs`. */
   readonly docs?: boolean
   readonly observer?: RequestObserver
+  /** Runs the data requests (`serve`: a worker pool, src/serving/); without one they run here. */
+  readonly executor?: Executor
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -200,18 +203,26 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     const auth = await options.auth.authenticate(authorizationValues(req), req.ip, endpoint.service)
     noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
-    let body: Body
+    let body: Body | Readable
     try {
-      const pairs = queryPairs(rawQuery(req))
       const note = req.note
-      const opts = note === null ? run : { ...run, rows: (n: number) => (note.rows = n) }
-      body = endpoint.kind === 'list' ? await runList(endpoint, pairs, opts) : await runComputed(endpoint, pairs, opts)
+      const rows = note === null ? undefined : (n: number) => (note.rows = n)
+      if (options.executor) {
+        // A client gone before the answer is complete stops its request's work.
+        const gone = new AbortController()
+        reply.raw.once('close', () => gone.abort())
+        body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: run.now() }, { signal: gone.signal, rows })
+      } else {
+        const pairs = queryPairs(rawQuery(req))
+        const opts = rows === undefined ? run : { ...run, rows }
+        body = endpoint.kind === 'list' ? await runList(endpoint, pairs, opts) : await runComputed(endpoint, pairs, opts)
+      }
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
     reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
-    return reply.send(Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false }))
+    return reply.send(Buffer.isBuffer(body) || body instanceof Readable ? body : Readable.from(body, { objectMode: false }))
   })
 
   // CORS preflight (decision D4): a browser front end sends Authorization, which a simple

@@ -22,6 +22,8 @@ export interface RunOptions {
   readonly now: () => Date
   /** Told how many `data` rows the answer holds (for the access log and metrics). */
   readonly rows?: (n: number) => void
+  /** Read between pages and rows: throws once the request is past its time limit or its client is gone. */
+  readonly signal?: { throwIfAborted(): void }
 }
 
 /** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
@@ -45,7 +47,7 @@ async function fullForms(ep: ListEndpoint, ctx: RequestContext, rows: readonly R
   }
 }
 
-export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
+export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
@@ -84,9 +86,11 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     let page = firstPage
     let count = 0
     for (;;) {
+      signal?.throwIfAborted()
       const rows = keep(page)
       const form = full ? await fullForms(ep, ctx, rows) : undefined
       for (const row of rows) {
+        signal?.throwIfAborted()
         if (form) {
           const result = form(row)
           if (result.issue !== undefined) req.issues.push(result.issue)

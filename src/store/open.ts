@@ -31,10 +31,11 @@ export const PG_SERVING = {
   idle_in_transaction_session_timeout: 10_000,
 } as const
 
-export function servingPool(url: string, onError: (err: Error) => void = () => {}): pg.Pool {
+export function servingPool(url: string, onError: (err: Error) => void = () => {}, max: number = PG_SERVING.max): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     ...PG_SERVING,
+    max,
     // Every serving transaction is read-only; the deployment's role should also hold SELECT only.
     options: '-c default_transaction_read_only=on',
     types,
@@ -44,10 +45,10 @@ export function servingPool(url: string, onError: (err: Error) => void = () => {
   return pool
 }
 
-/** The serving store: read-only, so no request path can write. */
-export async function openReadOnly(db: string, onError?: (err: Error) => void): Promise<SqlPort> {
+/** The serving store: read-only, so no request path can write. `connections`: the PostgreSQL pool's size. */
+export async function openReadOnly(db: string, onError?: (err: Error) => void, connections?: number): Promise<SqlPort> {
   if (isPostgresUrl(db)) {
-    const pool = servingPool(db, onError)
+    const pool = servingPool(db, onError, connections)
     return new PgStore(pool, { readonly: true, named: true, close: () => pool.end() })
   }
   return new SqliteStore(db, { readonly: true })

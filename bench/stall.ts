@@ -1,0 +1,86 @@
+// `npm run bench:stall`: does a heavy load stall the server? `docgate serve` runs as a
+// child process over a demo store (BENCH_SCALE, default 10); BENCH_HEAVY (default 8)
+// clients request `materials`, `orders?full=true` over a quarter and
+// `specifications?material=Кабель` in a loop while `health` is asked every 20 ms, for
+// BENCH_SECONDS (default 10); once with the worker pool (default size), once with
+// `--workers 0` (every request on the event loop). Prints health's latency and the heavy
+// requests answered. Target (issue #12): health max < 100 ms with the pool.
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { availableParallelism } from 'node:os'
+import { BENCH_AUTH, benchDir, fmt, percentile, prepareDemo, probe, startProcess } from './harness.js'
+
+const SCALE = Number(process.env.BENCH_SCALE ?? '10')
+const HEAVY = Number(process.env.BENCH_HEAVY ?? '8')
+const SECONDS = Number(process.env.BENCH_SECONDS ?? '10')
+const HEAVY_PATHS = [
+  '/main/hs/materials/get',
+  '/main/hs/orders/get?full=true&from=2025-01-01&to=2025-03-31',
+  `/main/hs/specifications/get?material=${encodeURIComponent('Кабель')}`,
+]
+
+interface Round {
+  readonly mode: string
+  readonly health: number[]
+  readonly healthErrors: number
+  readonly heavy: number
+  readonly heavyErrors: number
+  readonly heavyBytes: number
+}
+
+async function round(db: string, mode: string, extra: string[]): Promise<Round> {
+  const { url, child } = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', ...extra])
+  try {
+    // Warm-up: first requests compile and fill caches.
+    for (const path of HEAVY_PATHS) await (await fetch(url + path, { headers: { authorization: BENCH_AUTH } })).arrayBuffer()
+    let running = true
+    let heavy = 0
+    let heavyErrors = 0
+    let heavyBytes = 0
+    const clients = Array.from({ length: HEAVY }, async (_, c) => {
+      for (let i = c; running; i++) {
+        try {
+          const res = await fetch(url + HEAVY_PATHS[i % HEAVY_PATHS.length], { headers: { authorization: BENCH_AUTH } })
+          heavyBytes += (await res.arrayBuffer()).byteLength
+          if (res.status === 200) heavy++
+          else heavyErrors++
+        } catch {
+          heavyErrors++
+        }
+      }
+    })
+    // Health starts once the heavy clients are under way.
+    await new Promise((r) => setTimeout(r, 500))
+    const health = probe(`${url}/main/hs/health`, 20)
+    await new Promise((r) => setTimeout(r, SECONDS * 1000))
+    const { latencies, errors } = await health.stop()
+    running = false
+    await Promise.all(clients)
+    return { mode, health: latencies, healthErrors: errors, heavy, heavyErrors, heavyBytes }
+  } finally {
+    child.kill('SIGTERM')
+    await new Promise((r) => child.once('exit', r))
+  }
+}
+
+const dir = benchDir()
+const db = join(dir, 'stall.db')
+try {
+  console.log(`demo store at scale ${SCALE}…`)
+  await prepareDemo(db, SCALE)
+  const rounds = [
+    await round(db, `pool (${Math.max(1, availableParallelism())} workers)`, []),
+    await round(db, 'in-process (--workers 0)', ['--workers', '0']),
+  ]
+  console.log(`\n${HEAVY} heavy clients for ${SECONDS} s; health every 20 ms (latency in ms)`)
+  console.log(`${'mode'.padEnd(28)}${'health n'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}${'errors'.padStart(9)}${'heavy/s'.padStart(9)}${'MB/s'.padStart(9)}`)
+  for (const r of rounds) {
+    const max = r.health.length === 0 ? NaN : Math.max(...r.health)
+    console.log(
+      `${r.mode.padEnd(28)}${String(r.health.length).padStart(9)}${fmt(percentile(r.health, 50), 1)}${fmt(percentile(r.health, 99), 1)}${fmt(max, 1)}` +
+        `${String(r.healthErrors + r.heavyErrors).padStart(9)}${fmt(r.heavy / SECONDS, 1)}${fmt(r.heavyBytes / SECONDS / 1e6, 1)}`,
+    )
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}

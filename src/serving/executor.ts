@@ -1,0 +1,40 @@
+// The seam between the HTTP layer and whatever runs the API's data requests: in this
+// thread (in-process.ts) or in a pool of worker threads (pool.ts).
+import type { Readable } from 'node:stream'
+
+/** One data request, as the route has it after authentication. */
+export interface DataRequest {
+  readonly service: string
+  /** The raw query string (the pipeline reads it itself: first value wins). */
+  readonly query: string
+  /** The request's clock reading; every date default of the answer derives from it. */
+  readonly now: Date
+}
+
+export interface Execution {
+  /** Aborted when the client goes away: the request's work stops. */
+  readonly signal: AbortSignal
+  /** Told how many `data` rows the answer holds (access log, metrics). */
+  readonly rows?: (n: number) => void
+}
+
+export interface Executor {
+  /**
+   * The answer: whole bytes, or a stream once its first bytes exist. Rejects (a 500) when
+   * the request fails or is stopped before any byte; after that, a failure destroys the
+   * stream, so the client sees a cut body, never a valid-looking truncated one.
+   */
+  execute(request: DataRequest, how: Execution): Promise<Buffer | Readable>
+  close(): Promise<void>
+}
+
+/** The time limit in words: `250 ms`, `30 s`, `1.5 s`. */
+export const limitText = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(3)} s`)
+
+export const timeLimitMessage = (ms: number): string =>
+  `request stopped: it ran longer than the time limit of ${limitText(ms)} (serve --request-timeout)`
+
+export const CLIENT_GONE = 'request stopped: the client went away'
+
+/** A request stopped on purpose (time limit, client gone), as opposed to one that failed. */
+export class Stopped extends Error {}

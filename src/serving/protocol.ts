@@ -1,0 +1,33 @@
+// Messages between the pool (main thread) and a serving worker. Answer bytes travel as
+// transferred ArrayBuffers; the worker sends at most WINDOW chunks beyond the credit the
+// main side has returned, so a slow client holds a bounded amount of memory.
+export const WINDOW = 4
+
+/** Values of a worker's stop flag (one Int32 in a SharedArrayBuffer, read between rows). */
+export const RUNNING = 0
+export const CANCELLED = 1
+export const TIMED_OUT = 2
+
+export interface WorkerSetup {
+  readonly db: string
+  /** PostgreSQL: this worker's share of the serving connections. */
+  readonly connections?: number
+  /** Report each store read's duration (the store-query histogram). */
+  readonly timeQueries: boolean
+  readonly flag: SharedArrayBuffer
+}
+
+export type ToWorker =
+  | { readonly type: 'run'; readonly id: number; readonly service: string; readonly query: string; readonly now: number; readonly deadline: number; readonly limitMs: number }
+  | { readonly type: 'credit'; readonly id: number; readonly n: number }
+  /** Wakes a worker waiting for credit so that it reads its stop flag. */
+  | { readonly type: 'cancel'; readonly id: number }
+
+export type FromWorker =
+  | { readonly type: 'ready' }
+  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'warn'; readonly message: string }
+  | { readonly type: 'whole'; readonly id: number; readonly bytes: ArrayBuffer; readonly rows: number | null; readonly queries: number[] }
+  | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer }
+  | { readonly type: 'end'; readonly id: number; readonly rows: number | null; readonly queries: number[] }
+  | { readonly type: 'error'; readonly id: number; readonly message: string; readonly stopped: boolean; readonly queries: number[] }

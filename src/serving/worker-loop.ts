@@ -1,0 +1,135 @@
+// A serving worker: its own read-only store, one request at a time, the answer sent back
+// in transferred chunks no further ahead of the client than the credit allows.
+import { setPriority } from 'node:os'
+import { parentPort, workerData } from 'node:worker_threads'
+import type { MessagePort } from 'node:worker_threads'
+import { timedSql } from '../admin/timed-sql.js'
+import { endpointByService } from '../endpoints/index.js'
+import { queryPairs } from '../pipeline/parse.js'
+import { runComputed, runList } from '../pipeline/run.js'
+import { openReadOnly } from '../store/open.js'
+import type { SqlPort } from '../store/sql.js'
+import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
+import { CANCELLED, RUNNING, WINDOW } from './protocol.js'
+import type { FromWorker, ToWorker, WorkerSetup } from './protocol.js'
+
+type RunMessage = Extract<ToWorker, { type: 'run' }>
+
+/** Test seams: a hook run before each request, with the worker's store. */
+export interface WorkerHooks {
+  before?(request: RunMessage, store: SqlPort): void | Promise<void>
+}
+
+/** The request's stop check: the flag the main side sets (client gone, limit) or the deadline passed here. */
+class StopCheck {
+  constructor(
+    private readonly flag: Int32Array,
+    private readonly deadline: number,
+    private readonly limitMs: number,
+  ) {}
+
+  throwIfAborted(): void {
+    const state = Atomics.load(this.flag, 0)
+    if (state === CANCELLED) throw new Stopped(CLIENT_GONE)
+    if (state !== RUNNING || (this.deadline > 0 && Date.now() > this.deadline)) throw new Stopped(timeLimitMessage(this.limitMs))
+  }
+}
+
+// The bytes go to the main thread without a copy there: a fresh ArrayBuffer is made here
+// (off the event loop that serves everyone) and transferred. Transferring the Buffer's own
+// memory instead could detach a buffer something else still holds (a cached form).
+function owned(bytes: Buffer): ArrayBuffer {
+  const out = new ArrayBuffer(bytes.length)
+  new Uint8Array(out).set(bytes)
+  return out
+}
+
+// With every core busy, the event loop (health, auth, small answers) must still get the CPU
+// at once: the workers run at a lower priority. On Linux a nice value is per thread, so
+// this lowers this worker only.
+const WORKER_NICE = 10
+
+// An answer built whole goes as one message up to this size; a bigger one (the materials
+// tree) is sent in chunks under the same credit as a stream, so a slow client does not make
+// the main thread hold all of it.
+const WHOLE_MAX = 1024 * 1024
+const SLICE = 64 * 1024
+
+function* slices(bytes: Buffer): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += SLICE) yield bytes.subarray(at, at + SLICE)
+}
+
+export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
+  const port = parentPort as MessagePort
+  try {
+    setPriority(WORKER_NICE)
+  } catch {
+    // Not permitted here (or not per thread on this platform): the pool still works, only less politely.
+  }
+  const setup = workerData as WorkerSetup
+  const flag = new Int32Array(setup.flag)
+  const post = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer)
+  const queries: number[] = []
+  let store: SqlPort
+  try {
+    const opened = await openReadOnly(setup.db, (err) => post({ type: 'warn', message: err.message }), setup.connections)
+    store = setup.timeQueries ? timedSql(opened, (s) => queries.push(s)) : opened
+  } catch (err) {
+    post({ type: 'failed', message: err instanceof Error ? err.message : String(err) })
+    return
+  }
+
+  let current = -1
+  let credit = 0
+  let wake: (() => void) | undefined
+  const waitForCredit = async (stop: StopCheck) => {
+    while (credit <= 0) {
+      stop.throwIfAborted()
+      await new Promise<void>((resolve) => (wake = resolve))
+      wake = undefined
+    }
+  }
+
+  const run = async (m: RunMessage) => {
+    current = m.id
+    credit = WINDOW
+    queries.length = 0
+    const stop = new StopCheck(flag, m.deadline, m.limitMs)
+    let rows: number | null = null
+    try {
+      await hooks.before?.(m, store)
+      const endpoint = endpointByService.get(m.service)
+      if (!endpoint) throw new Error(`unknown service "${m.service}"`)
+      const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop }
+      const pairs = queryPairs(m.query)
+      const body = endpoint.kind === 'list' ? await runList(endpoint, pairs, options) : await runComputed(endpoint, pairs, options)
+      stop.throwIfAborted()
+      if (Buffer.isBuffer(body) && body.length <= WHOLE_MAX) {
+        const bytes = owned(body)
+        post({ type: 'whole', id: m.id, bytes, rows, queries: queries.splice(0) }, [bytes])
+        return
+      }
+      for await (const chunk of Buffer.isBuffer(body) ? slices(body) : body) {
+        await waitForCredit(stop)
+        stop.throwIfAborted()
+        const bytes = owned(chunk)
+        post({ type: 'chunk', id: m.id, bytes }, [bytes])
+        credit--
+      }
+      post({ type: 'end', id: m.id, rows, queries: queries.splice(0) })
+    } catch (err) {
+      post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err), stopped: err instanceof Stopped, queries: queries.splice(0) })
+    } finally {
+      current = -1
+    }
+  }
+
+  port.on('message', (m: ToWorker) => {
+    if (m.type === 'run') void run(m)
+    else if (m.id === current) {
+      if (m.type === 'credit') credit += m.n
+      wake?.()
+    }
+  })
+  post({ type: 'ready' })
+}

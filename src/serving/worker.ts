@@ -1,0 +1,4 @@
+// Entry of a serving worker thread (started by pool.ts).
+import { serveInWorker } from './worker-loop.js'
+
+await serveInWorker()
