@@ -21,7 +21,7 @@ import {
   shortForm,
 } from './shared/documents.js'
 import { refsOf } from './shared/by-owner.js'
-import { orderGoods, RequestCosts } from './shared/order-goods.js'
+import { orderGoods, plannedCostTrace, RequestCosts } from './shared/order-goods.js'
 
 const refs = presentations('counterparty', 'organization', 'responsible', 'contract', 'warehouse')
 
@@ -98,6 +98,7 @@ export const orders: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES },
   ],
   sort: newestFirst('date'),
+  fullTraces: [plannedCostTrace('doc_customer_orders_goods')],
   fullPage: async (ctx, rows) => {
     const owners = refsOf(rows)
     const planned = await plannedCosts(ctx).page(await orderGoods(ctx.sql, 'doc_customer_orders_goods', owners), owners)

@@ -56,12 +56,37 @@ export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, af
   return { sql, params }
 }
 
+/** What one joined page says besides its bytes. */
+export interface JoinedPageOptions {
+  /** The column of ready JSON to join (`short`, or `full_form`). */
+  readonly form: string
+  /** Columns counted in `special` where not '' (rows the store cannot join: an `errors` entry, attachment contents). */
+  readonly special?: readonly string[]
+  /** The previous page's last sort-key values (compilePage). */
+  readonly after?: readonly SqlValue[]
+}
+
 /**
- * The first page as one blob of comma-joined short forms and its row count: one buffer
- * per request instead of one per row (the hot path of list endpoints).
+ * One page as one blob of comma-joined ready forms: `body`, the row count `n`, the number
+ * of `special` rows, and the sort-key values of the page's last row as `k0`, `k1`, … (to
+ * continue after it), so a list of any length costs one statement and one buffer per
+ * page instead of one per row (the hot path of list endpoints).
  */
-export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number): Compiled {
-  const page = compilePage({ ...plan, columns: ['short', ...plan.orderBy.map((k) => k.column)] }, dialect, limit)
+export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number, options: JoinedPageOptions = { form: 'short' }): Compiled {
+  const keys = plan.orderBy.map((k) => k.column)
+  const special = options.special ?? []
+  const page = compilePage({ ...plan, columns: [options.form, ...special, ...keys] }, dialect, limit, options.after)
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  return { sql: `SELECT ${dialect.concatBytes('short', order)} AS body, count(*) AS n FROM (${page.sql}) AS page`, params: page.params }
+  const reversed = plan.orderBy.map((k) => `${k.column} ${k.dir === 'asc' ? 'DESC' : 'ASC'}`).join(', ')
+  const outer = [
+    `${dialect.concatBytes(options.form, order)} AS body`,
+    'count(*) AS n',
+    ...(special.length > 0 ? [`${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special`] : []),
+    // The window runs over the page's rows only (it is outside the LIMIT).
+    ...keys.map((k, i) => `MAX(CASE WHEN last_row = 1 THEN ${k} END) AS k${i}`),
+  ]
+  return {
+    sql: `SELECT ${outer.join(', ')} FROM (SELECT page.*, ROW_NUMBER() OVER (ORDER BY ${reversed}) AS last_row FROM (${page.sql}) AS page) AS page`,
+    params: page.params,
+  }
 }

@@ -82,10 +82,21 @@ function attachments(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<A
   )
 }
 
+/** An attachment's content that knows its attachment, so a stored full form can name where it goes (full-forms.ts). */
+export class StoredBlob extends Base64Blob {
+  constructor(
+    readonly ref: string,
+    size: number,
+    read: (offset: number, length: number) => Promise<Buffer>,
+  ) {
+    super(size, read)
+  }
+}
+
 /** The content of one attachment, read chunk by chunk when it is serialized (never as one string). */
-function content(sql: SqlPort, ref: string, size: number): Base64Blob {
+export function content(sql: SqlPort, ref: string, size: number): StoredBlob {
   const text = `SELECT chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner = ? AND seq = ?`
-  return new Base64Blob(size, async (offset, length) => {
+  return new StoredBlob(ref, size, async (offset, length) => {
     const rows = await sql.all<{ chunk: Buffer | null }>(text, [ref, offset / BLOB_CHUNK])
     const chunk = rows[0]?.chunk
     // The file may have been replaced by an import since its size was read: better a broken
