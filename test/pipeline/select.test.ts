@@ -32,12 +32,31 @@ describe('plan compilation (sqlite)', () => {
     assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 10])
   })
 
-  it('joins the short forms of a page into one blob in sort order', () => {
+  it('joins the short forms of a page into one blob in sort order, with the last row\'s sort keys', () => {
     assert.deepEqual(compileJoinedPage({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500), {
       sql:
-        "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n FROM " +
-        '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page',
+        "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n, " +
+        'MAX(CASE WHEN last_row = 1 THEN date END) AS k0, MAX(CASE WHEN last_row = 1 THEN ref END) AS k1 FROM ' +
+        '(SELECT page.*, ROW_NUMBER() OVER (ORDER BY date ASC, ref ASC) AS last_row FROM ' +
+        '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page) AS page',
       params: [1, 500],
     })
+  })
+
+  it('joins stored full forms after a page, counting the rows it cannot join', () => {
+    const { sql, params } = compileJoinedPage({ ...plan, where: [] }, sqliteDialect, 500, {
+      form: 'full_form',
+      special: ['full_issue', 'full_blobs'],
+      after: ['2024-01-05T00:00:00', 'r1'],
+    })
+    assert.equal(
+      sql,
+      "SELECT CAST(group_concat(full_form, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n, " +
+        "count(NULLIF(full_issue, '')) + count(NULLIF(full_blobs, '')) AS special, " +
+        'MAX(CASE WHEN last_row = 1 THEN date END) AS k0, MAX(CASE WHEN last_row = 1 THEN ref END) AS k1 FROM ' +
+        '(SELECT page.*, ROW_NUMBER() OVER (ORDER BY date ASC, ref ASC) AS last_row FROM ' +
+        '(SELECT full_form, full_issue, full_blobs, date, ref FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?) AS page) AS page',
+    )
+    assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 500])
   })
 })
