@@ -9,12 +9,16 @@ import { ENDPOINTS } from '../../src/endpoints/index.js'
 import type { ListEndpoint, RequestContext } from '../../src/endpoints/define.js'
 import { FULL_COLUMNS, fullForms, storedForm } from '../../src/endpoints/full-forms.js'
 import { ChunkWriter, serialize } from '../../src/pipeline/json-stream.js'
+import { runList } from '../../src/pipeline/run.js'
+import type { Body } from '../../src/pipeline/run.js'
+import { openWritable } from '../../src/store/open.js'
 import type { Row, SqlPort } from '../../src/store/sql.js'
 import { documentsFixture } from '../fixtures/documents.js'
-import { BACKENDS, startApp } from '../support/app.js'
+import { BACKENDS, importFixture, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { PART_FAILURE, failingPart } from '../support/failing-sql.js'
 import { uuid } from '../support/refs.js'
+import { createTestStore } from '../support/stores.js'
 
 const WITH_FULL = ENDPOINTS.filter((e): e is ListEndpoint => e.kind === 'list' && e.fullPage !== undefined)
 
@@ -194,3 +198,43 @@ for (const backend of BACKENDS) {
     })
   })
 }
+
+describe('a store written before full forms were stored', () => {
+  const json = async (body: Body): Promise<unknown> => {
+    if (Buffer.isBuffer(body)) return JSON.parse(body.toString())
+    const parts: Buffer[] = []
+    for await (const part of body) parts.push(part)
+    return JSON.parse(Buffer.concat(parts).toString())
+  }
+  const orders = ENDPOINTS.find((e): e is ListEndpoint => e.service === 'orders' && e.kind === 'list')!
+
+  it('is brought up to date by the next writing command', async () => {
+    const store = await createTestStore('sqlite')
+    try {
+      const report = await importFixture(store.writer, documentsFixture)
+      assert.equal(report.ok, true)
+      const now = () => new Date()
+      const pairs = new Map([['full', 'true']])
+      const expected = await json(await runList(orders, pairs, { sql: store.writer, now }))
+      // The read model as it was: no full-form columns, and the signature of another definition.
+      await store.writer.exec(
+        'CREATE TABLE api_orders_before AS SELECT ref, short, date, number, number_f, amount_k, posted, contract_f, counterparty_f, ' +
+          'inn_f, organization_f, warehouse_f, responsible_f, comment_f FROM api_orders; DROP TABLE api_orders; ' +
+          "ALTER TABLE api_orders_before RENAME TO api_orders; UPDATE meta SET value = 'old' WHERE key = 'read_model:api_orders'",
+      )
+      await store.writer.close()
+      const writer = await openWritable(store.location)
+      await writer.close()
+      const reader = await store.openReader()
+      try {
+        assert.deepEqual(await reader.all("SELECT value FROM meta WHERE key = 'read_model:api_orders' AND value = 'old'"), [])
+        assert.equal((await reader.all('SELECT count(*) AS n FROM api_orders WHERE full_form IS NOT NULL'))[0]!.n, 4)
+        assert.deepEqual(await json(await runList(orders, pairs, { sql: reader, now })), expected)
+      } finally {
+        await reader.close()
+      }
+    } finally {
+      await store.cleanup()
+    }
+  })
+})
