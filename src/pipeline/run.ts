@@ -4,7 +4,7 @@
 // page's reads loaded, and streamed.
 import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, storedForm } from '../endpoints/full-forms.js'
-import { compileJoinedPage, compilePage } from '../store/select.js'
+import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { ChunkWriter, serialize } from './json-stream.js'
 import { parseRequest } from './parse.js'
@@ -30,8 +30,6 @@ interface JoinedPage {
   readonly n: number
   /** Rows with an `errors` entry or attachment contents: the page is printed row by row. */
   readonly special: number
-  /** The sort-key values of the page's last row. */
-  readonly last: readonly SqlValue[]
 }
 
 export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
@@ -52,12 +50,12 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   const joinedPage = async (after?: readonly SqlValue[]): Promise<JoinedPage> => {
     const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE, { ...joinedForm, after })
     const [row] = await sql.all<Row>(text, params)
-    return {
-      body: (row?.body as Buffer | null | undefined) ?? null,
-      n: Number(row?.n ?? 0),
-      special: Number(row?.special ?? 0),
-      last: keys.map((_, i) => row?.[`k${i}`] as SqlValue),
-    }
+    return { body: (row?.body as Buffer | null | undefined) ?? null, n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
+  }
+  const pageEnd = async (after?: readonly SqlValue[]): Promise<SqlValue[]> => {
+    const { sql: text, params } = compilePageEnd(plan, sql.dialect, PAGE, after)
+    const [row] = await sql.all<Row>(text, params)
+    return keys.map((k) => row![k] as SqlValue)
   }
   const out = new ChunkWriter()
   let count = 0
@@ -107,7 +105,7 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
         if (out.push(page.body!)) yield out.take()!
       }
       if (page.n < PAGE) break
-      after = page.last
+      after = await pageEnd(after)
       page = await joinedPage(after)
     }
     counted?.(count)

@@ -67,26 +67,24 @@ export interface JoinedPageOptions {
 }
 
 /**
- * One page as one blob of comma-joined ready forms: `body`, the row count `n`, the number
- * of `special` rows, and the sort-key values of the page's last row as `k0`, `k1`, … (to
- * continue after it), so a list of any length costs one statement and one buffer per
- * page instead of one per row (the hot path of list endpoints).
+ * One page as one blob of comma-joined ready forms (`body`), its row count (`n`) and the
+ * number of `special` rows: one statement and one buffer per page instead of one per row
+ * (the hot path of list endpoints).
  */
 export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number, options: JoinedPageOptions = { form: 'short' }): Compiled {
-  const keys = plan.orderBy.map((k) => k.column)
   const special = options.special ?? []
-  const page = compilePage({ ...plan, columns: [options.form, ...special, ...keys] }, dialect, limit, options.after)
+  const page = compilePage({ ...plan, columns: [options.form, ...special, ...plan.orderBy.map((k) => k.column)] }, dialect, limit, options.after)
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  const reversed = plan.orderBy.map((k) => `${k.column} ${k.dir === 'asc' ? 'DESC' : 'ASC'}`).join(', ')
-  const outer = [
-    `${dialect.concatBytes(options.form, order)} AS body`,
-    'count(*) AS n',
-    ...(special.length > 0 ? [`${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special`] : []),
-    // The window runs over the page's rows only (it is outside the LIMIT).
-    ...keys.map((k, i) => `MAX(CASE WHEN last_row = 1 THEN ${k} END) AS k${i}`),
-  ]
-  return {
-    sql: `SELECT ${outer.join(', ')} FROM (SELECT page.*, ROW_NUMBER() OVER (ORDER BY ${reversed}) AS last_row FROM (${page.sql}) AS page) AS page`,
-    params: page.params,
-  }
+  const counts = special.length > 0 ? `, ${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special` : ''
+  return { sql: `SELECT ${dialect.concatBytes(options.form, order)} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
+}
+
+/**
+ * The sort keys of a full page's last row, to continue after it: an index-range read of
+ * the keys alone (an aggregate cannot name the last row on both engines without a window
+ * over the page, which costs more than the page's join).
+ */
+export function compilePageEnd(plan: QueryPlan, dialect: Dialect, limit: number, after?: readonly SqlValue[]): Compiled {
+  const page = compilePage({ ...plan, columns: plan.orderBy.map((k) => k.column) }, dialect, 1, after)
+  return { sql: `${page.sql} OFFSET ?`, params: [...page.params, limit - 1] }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { compileJoinedPage, compilePage } from '../../src/store/select.js'
+import { compileJoinedPage, compilePage, compilePageEnd } from '../../src/store/select.js'
 import { sqliteDialect } from '../../src/store/sqlite.js'
 import type { QueryPlan } from '../../src/store/plan.js'
 
@@ -32,13 +32,11 @@ describe('plan compilation (sqlite)', () => {
     assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 10])
   })
 
-  it('joins the short forms of a page into one blob in sort order, with the last row\'s sort keys', () => {
+  it('joins the short forms of a page into one blob in sort order', () => {
     assert.deepEqual(compileJoinedPage({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500), {
       sql:
-        "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n, " +
-        'MAX(CASE WHEN last_row = 1 THEN date END) AS k0, MAX(CASE WHEN last_row = 1 THEN ref END) AS k1 FROM ' +
-        '(SELECT page.*, ROW_NUMBER() OVER (ORDER BY date ASC, ref ASC) AS last_row FROM ' +
-        '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page) AS page',
+        "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n FROM " +
+        '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page',
       params: [1, 500],
     })
   })
@@ -52,11 +50,16 @@ describe('plan compilation (sqlite)', () => {
     assert.equal(
       sql,
       "SELECT CAST(group_concat(full_form, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n, " +
-        "count(NULLIF(full_issue, '')) + count(NULLIF(full_blobs, '')) AS special, " +
-        'MAX(CASE WHEN last_row = 1 THEN date END) AS k0, MAX(CASE WHEN last_row = 1 THEN ref END) AS k1 FROM ' +
-        '(SELECT page.*, ROW_NUMBER() OVER (ORDER BY date ASC, ref ASC) AS last_row FROM ' +
-        '(SELECT full_form, full_issue, full_blobs, date, ref FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?) AS page) AS page',
+        "count(NULLIF(full_issue, '')) + count(NULLIF(full_blobs, '')) AS special FROM " +
+        '(SELECT full_form, full_issue, full_blobs, date, ref FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?) AS page',
     )
     assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 500])
+  })
+
+  it("reads the sort keys of a full page's last row alone", () => {
+    assert.deepEqual(compilePageEnd({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500, ['2024-01-05T00:00:00', 'r1']), {
+      sql: 'SELECT date, ref FROM api_x WHERE posted = ? AND ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ? OFFSET ?',
+      params: [1, '2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 1, 499],
+    })
   })
 })
