@@ -148,10 +148,12 @@ export interface ListEndpoint {
   readonly rules?: readonly Rule[]
   readonly sort: readonly SortKey[]
   /**
-   * The full forms of a page of rows when the `full` option is on: reads what the page
-   * needs with a few queries whatever its size (shared/by-owner.ts) and returns the
-   * builder of one row's form from that data, which runs no queries of its own.
-   * A row whose builder throws leaves `data` with an `errors` entry.
+   * The full forms of a page of rows: reads what the page needs with a few queries whatever
+   * its size (shared/by-owner.ts) and returns the builder of one row's form from that data,
+   * which runs no queries of its own. The import runs it over each batch of rebuilt rows and
+   * stores the forms (import/read-models.ts); a request runs it only when `fullStored` says
+   * the form depends on its parameters. A row whose builder throws leaves `data` with an
+   * `errors` entry.
    */
   readonly fullPage?: (ctx: RequestContext, rows: readonly Row[]) => Promise<(row: Row) => FullResult>
   /** Whether the `full` form applies for this request (default: the `full` option). */

@@ -25,7 +25,7 @@ import { orderGoods, plannedCostTrace, RequestCosts } from './shared/order-goods
 
 const refs = presentations('counterparty', 'organization', 'responsible', 'contract', 'warehouse')
 
-/** One calculator per request, so specifications shared by its orders are read once. */
+/** One calculator per context (an import's rebuild of the model), so specifications shared by its orders are read once. */
 const calculators = new WeakMap<RequestContext, RequestCosts>()
 function plannedCosts(ctx: RequestContext): RequestCosts {
   let calc = calculators.get(ctx)

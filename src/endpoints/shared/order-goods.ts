@@ -144,7 +144,7 @@ export interface PlannedGoods {
 }
 
 /**
- * Planned costs over one request's pages: the specifications are read once per request
+ * Planned costs over one context's pages (a rebuild at import): the specifications are read once
  * and the calculator keeps its unit costs across pages.
  */
 export class RequestCosts {
