@@ -2,12 +2,12 @@
 // serves them (pipeline/run.ts): the JSON bytes of a document's form, the `errors` entry
 // it carries, and where attachment contents go — those are never stored twice, they stay
 // in their chunks (store/blobs.ts) and are spliced into the bytes while streaming.
-import { Base64Blob, serialize } from '../pipeline/json-stream.js'
+import { serialize } from '../pipeline/json-stream.js'
 import type { ChunkWriter } from '../pipeline/json-stream.js'
 import { messages } from '../pipeline/messages.js'
 import type { Row, SqlPort } from '../store/sql.js'
 import type { FullResult, RequestContext } from './define.js'
-import { StoredBlob, content } from './shared/linked.js'
+import { BLOB_MARK, content } from './shared/linked.js'
 
 /** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
 export async function fullForms(
@@ -50,55 +50,28 @@ export interface ReadyForm {
   readonly blobs: string
 }
 
-function hasBlob(value: unknown): boolean {
-  if (value instanceof Base64Blob) return true
-  if (Array.isArray(value)) return value.some(hasBlob)
-  if (value !== null && typeof value === 'object') return Object.values(value).some(hasBlob)
-  return false
-}
+/** A StoredBlob's mark as JSON.stringify escapes it inside a string: `"\u0000<uuid>\u0000<ref>\u0000<size>"`. */
+const MARKED = new RegExp(`"${JSON.stringify(BLOB_MARK).slice(1, -1).replace(/\\/g, '\\\\')}([^"\\\\]+)\\\\u0000(\\d+)"`, 'g')
 
 /** The bytes json-stream's `serialize` prints for `result.value`, with each attachment content left as `""`. */
 export function readyForm(result: FullResult): ReadyForm {
   const issue = result.issue ?? ''
   if (result.value === undefined) return { full: null, issue, blobs: '' }
-  if (!hasBlob(result.value)) return { full: Buffer.from(JSON.stringify(result.value)), issue, blobs: '' }
-  const parts: Buffer[] = []
-  let size = 0
+  const json = JSON.stringify(result.value)
+  if (!json.includes('\\u0000')) return { full: Buffer.from(json), issue, blobs: '' }
   const spots: [number, string, number][] = []
-  const push = (text: string) => {
-    const buf = Buffer.from(text)
-    parts.push(buf)
-    size += buf.length
+  const parts: string[] = []
+  let size = 0
+  let at = 0
+  for (const m of json.matchAll(MARKED)) {
+    const before = json.slice(at, m.index + 1)
+    parts.push(before)
+    size += Buffer.byteLength(before)
+    spots.push([size, m[1]!, Number(m[2])])
+    at = m.index + m[0].length - 1
   }
-  // The same walk as serialize(): plain subtrees as JSON.stringify, objects skipping undefined.
-  const write = (value: unknown): void => {
-    if (!hasBlob(value)) return push(JSON.stringify(value))
-    if (value instanceof Base64Blob) {
-      if (!(value instanceof StoredBlob)) throw new Error('an attachment content without its attachment cannot be stored')
-      push('"')
-      spots.push([size, value.ref, value.size])
-      return push('"')
-    }
-    if (Array.isArray(value)) {
-      push('[')
-      value.forEach((v, i) => {
-        if (i > 0) push(',')
-        write(v)
-      })
-      return push(']')
-    }
-    push('{')
-    let first = true
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      if (v === undefined) continue
-      push(`${first ? '' : ','}${JSON.stringify(k)}:`)
-      first = false
-      write(v)
-    }
-    push('}')
-  }
-  write(result.value)
-  return { full: Buffer.concat(parts, size), issue, blobs: JSON.stringify(spots) }
+  parts.push(json.slice(at))
+  return { full: Buffer.from(parts.join('')), issue, blobs: spots.length > 0 ? JSON.stringify(spots) : '' }
 }
 
 /** Streams a stored form into `out`, reading each attachment's content from its chunks. */
