@@ -64,8 +64,8 @@ export interface SortKey {
 
 /**
  * What the store keeps for an endpoint: one row per source object with the columns its
- * filters and sort need and the short form as ready JSON, rebuilt at import whenever the
- * object or anything it references changes.
+ * filters and sort need and the short (and, for documents, the full) form as ready JSON,
+ * rebuilt at import whenever the object or anything it prints changes.
  */
 export interface ReadModel {
   readonly table: string

@@ -1,5 +1,6 @@
-// Rebuilds read-model rows for every object whose printed form may have changed: the
-// changed objects themselves and every object that references one of them.
+// Rebuilds read-model rows — short and full forms — for every object whose printed form
+// may have changed: the changed objects themselves, every object that references one of
+// them, and what a full form prints beyond its own columns (fullTraces).
 import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
 import type { ReadModel, RequestContext } from '../endpoints/define.js'
