@@ -64,8 +64,8 @@ export interface SortKey {
 
 /**
  * What the store keeps for an endpoint: one row per source object with the columns its
- * filters and sort need and the short form as ready JSON, rebuilt at import whenever the
- * object or anything it references changes.
+ * filters and sort need and the short (and, for documents, the full) form as ready JSON,
+ * rebuilt at import whenever the object or anything it prints changes.
  */
 export interface ReadModel {
   readonly table: string
@@ -82,6 +82,28 @@ export interface ReadModel {
   /** Select list and FROM clause over the source aliased `s` (joins allowed). */
   readonly select: string
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
+  /** The full form kept ready beside the short one (set by the registry from the endpoint, endpoints/index.ts). */
+  readonly full?: StoredFull
+}
+
+/**
+ * A dependency of full forms that the model's own columns do not show: `sql` selects (as
+ * `ref`) the source objects whose full form may change when objects listed in the temp
+ * table `_touched` change; it runs only when one of `types` was touched.
+ */
+export interface FullTrace {
+  /** Object types (`Справочник.Номенклатура`, `Документ.*`) whose change may reach the forms. */
+  readonly types: readonly string[]
+  readonly sql: string
+}
+
+/** How the import builds a model's full forms: the endpoint's own builder, without request parameters. */
+export interface StoredFull {
+  readonly service: string
+  readonly page: (ctx: RequestContext, rows: readonly Row[]) => Promise<(row: Row) => FullResult>
+  readonly traces: readonly FullTrace[]
+  /** Part of the model's signature, so a changed builder rebuilds stored forms (store/migrate.ts). */
+  readonly signature: string
 }
 
 /** What a custom condition may consult: the other parameters, the options and the SQL dialect. */
@@ -126,16 +148,26 @@ export interface ListEndpoint {
   readonly rules?: readonly Rule[]
   readonly sort: readonly SortKey[]
   /**
-   * The full forms of a page of rows when the `full` option is on: reads what the page
-   * needs with a few queries whatever its size (shared/by-owner.ts) and returns the
-   * builder of one row's form from that data, which runs no queries of its own.
-   * A row whose builder throws leaves `data` with an `errors` entry.
+   * The full forms of a page of rows: reads what the page needs with a few queries whatever
+   * its size (shared/by-owner.ts) and returns the builder of one row's form from that data,
+   * which runs no queries of its own. The import runs it over each batch of rebuilt rows and
+   * stores the forms (import/read-models.ts); a request runs it only when `fullStored` says
+   * the form depends on its parameters. A row whose builder throws leaves `data` with an
+   * `errors` entry.
    */
   readonly fullPage?: (ctx: RequestContext, rows: readonly Row[]) => Promise<(row: Row) => FullResult>
   /** Whether the `full` form applies for this request (default: the `full` option). */
   readonly fullWhen?: (ctx: RequestContext) => boolean
   /** Extra columns the full builder needs from the read model row. */
   readonly fullColumns?: readonly string[]
+  /**
+   * Whether this request's full form is the one kept ready in the store (default: always).
+   * A form that depends on request parameters (specifications' rows filtered by `material`)
+   * is built per request by `fullPage`.
+   */
+  readonly fullStored?: (ctx: RequestContext) => boolean
+  /** Dependencies of the full form beyond the source's own columns and tabular parts (import/read-models.ts). */
+  readonly fullTraces?: readonly FullTrace[]
 }
 
 /** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */

@@ -1,6 +1,6 @@
 // The registry: routing, read models and the import's rebuild step all read this list.
 import { cashflows } from './cashflows.js'
-import type { Endpoint, ReadModel } from './define.js'
+import type { Endpoint, ReadModel, StoredFull } from './define.js'
 import { demands } from './demands.js'
 import { materials } from './materials.js'
 import { morders } from './morders.js'
@@ -43,10 +43,32 @@ export function searchedColumns(ep: Endpoint): string[] {
   )
 }
 
-const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => ({
-  ...model,
-  search: [...new Set([...(model.search ?? []), ...searchedColumns(ep)])],
-})
+/**
+ * Bumped when a shared full-form builder (shared/*.ts) prints differently: the model
+ * signatures only see each endpoint's own `fullPage` text.
+ */
+const FULL_FORMS_VERSION = 1
+
+/** The parameter-independent full form of a list endpoint, kept ready by the import. */
+function storedFull(ep: Endpoint): StoredFull | undefined {
+  if (ep.kind !== 'list' || !ep.fullPage) return undefined
+  const traces = ep.fullTraces ?? []
+  return {
+    service: ep.service,
+    page: ep.fullPage,
+    traces,
+    signature: JSON.stringify([FULL_FORMS_VERSION, ep.fullPage.toString(), traces]),
+  }
+}
+
+const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => {
+  const full = storedFull(ep)
+  return {
+    ...model,
+    search: [...new Set([...(model.search ?? []), ...searchedColumns(ep)])],
+    ...(full ? { full } : {}),
+  }
+}
 
 export const READ_MODELS: readonly ReadModel[] = [
   ...ENDPOINTS.flatMap((e) => (e.readModel ? [withSearch(e.readModel, e)] : [])),

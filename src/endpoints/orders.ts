@@ -21,11 +21,11 @@ import {
   shortForm,
 } from './shared/documents.js'
 import { refsOf } from './shared/by-owner.js'
-import { orderGoods, RequestCosts } from './shared/order-goods.js'
+import { orderGoods, plannedCostTrace, RequestCosts } from './shared/order-goods.js'
 
 const refs = presentations('counterparty', 'organization', 'responsible', 'contract', 'warehouse')
 
-/** One calculator per request, so specifications shared by its orders are read once. */
+/** One calculator per context (an import's rebuild of the model), so specifications shared by its orders are read once. */
 const calculators = new WeakMap<RequestContext, RequestCosts>()
 function plannedCosts(ctx: RequestContext): RequestCosts {
   let calc = calculators.get(ctx)
@@ -98,6 +98,7 @@ export const orders: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES },
   ],
   sort: newestFirst('date'),
+  fullTraces: [plannedCostTrace('doc_customer_orders_goods')],
   fullPage: async (ctx, rows) => {
     const owners = refsOf(rows)
     const planned = await plannedCosts(ctx).page(await orderGoods(ctx.sql, 'doc_customer_orders_goods', owners), owners)

@@ -94,6 +94,8 @@ export const payments: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES },
   ],
   sort: newestFirst('expense_date'),
+  // ДокументыРасчетовСКонтрагентом prints each recorder's number and date.
+  fullTraces: [{ types: ['Документ.*'], sql: 'SELECT request AS ref FROM reg_expense_payments WHERE recorder IN (SELECT ref FROM _touched)' }],
   fullPage: async ({ sql }, rows) => {
     const owners = refsOf(rows)
     const basis = await referencedDocuments(sql, 'doc_expense_requests', 'basis', owners)

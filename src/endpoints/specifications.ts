@@ -102,6 +102,18 @@ export const specifications: ListEndpoint = {
   // Rule 3: the array form with `full` and `code`/`name`, or whenever `material`/`ngroup` is given.
   fullWhen: (ctx) =>
     (ctx.options.full === true && (ctx.values.has('code') || ctx.values.has('name'))) || ctx.values.has('material') || ctx.values.has('ngroup'),
+  // The stored form lists every materials row; without `full`, `material`/`ngroup` keep only
+  // the matching rows, which fullPage builds per request.
+  fullStored: (ctx) => ctx.options.full === true,
+  // НоменклатурнаяГруппа of a row is the group of the row's nomenclature.
+  fullTraces: [
+    {
+      types: ['Справочник.НоменклатурныеГруппы'],
+      sql:
+        'SELECT m.owner AS ref FROM cat_specifications_materials m JOIN cat_nomenclature n ON n.ref = m.nomenclature ' +
+        'WHERE n.ngroup IN (SELECT ref FROM _touched)',
+    },
+  ],
   // A failed read keeps the specification with its summary string (as demands do) and an `errors` entry.
   fullPage: async (ctx, rows) => {
     const parts = await readMaterials(ctx.sql, refsOf(rows), joinedRows(ctx.sql.dialect, ctx))

@@ -1,8 +1,10 @@
-// Rebuilds read-model rows for every object whose printed form may have changed: the
-// changed objects themselves and every object that references one of them.
+// Rebuilds read-model rows — short and full forms — for every object whose printed form
+// may have changed: the changed objects themselves, every object that references one of
+// them, and what a full form prints beyond its own columns (fullTraces).
 import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
-import type { ReadModel } from '../endpoints/define.js'
+import type { ReadModel, RequestContext } from '../endpoints/define.js'
+import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 const BATCH = 2000
@@ -36,6 +38,27 @@ function columnsToTrace(source: string, types: ReadonlySet<string>): string[] {
 
 const ownType = (source: string): string | undefined => ALL_TABLE_TYPES.find((t) => t.table === source)?.type
 
+const touches = (types: ReadonlySet<string>, targets: readonly string[]): boolean => [...types].some((t) => allowsType(targets, t))
+
+/**
+ * Selects of source refs whose full form may have changed beyond the model's own columns:
+ * through a reference in a tabular row (a renamed material prints in the document's
+ * rows) and through the endpoint's own traces (planned cost, linked documents).
+ */
+function fullTraces(model: ReadModel, types: ReadonlySet<string>): string[] {
+  if (!model.full) return []
+  const decl = ALL_TABLE_TYPES.find((t) => t.table === model.source)
+  const traces: string[] = []
+  for (const part of decl?.tabular ?? []) {
+    for (const a of part.attrs) {
+      const targets = a.kind === 'ref' ? [a.target] : a.kind === 'composite' ? a.targets : []
+      if (touches(types, targets)) traces.push(`SELECT owner AS ref FROM ${part.table} WHERE ${a.col} IN (SELECT ref FROM _touched)`)
+    }
+  }
+  for (const t of model.full.traces) if (touches(types, t.types)) traces.push(t.sql)
+  return traces
+}
+
 /**
  * Whether any row of the model can be affected: its own objects changed, an object it
  * references changed, or an owner was touched through a link. A small sync batch touches
@@ -46,7 +69,7 @@ function canSee(model: ReadModel, touched: Touched): boolean {
   const type = ownType(model.source)
   if (type === undefined) return true
   if ([...touched.types].some((t) => allowsType([type], t))) return true
-  return columnsToTrace(model.source, touched.types).length > 1
+  return columnsToTrace(model.source, touched.types).length > 1 || fullTraces(model, touched.types).length > 0
 }
 
 export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: Touched | 'all'): Promise<number> {
@@ -73,7 +96,13 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       const branches = columnsToTrace(model.source, touched.types).map(
         (c) => `SELECT ref FROM ${model.source} WHERE ${c} IN (SELECT ref FROM _touched)`,
       )
-      const affected = await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)
+      let affected = await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)
+      // One statement per trace: a trace may be a WITH RECURSIVE query, which no UNION branch can be.
+      for (const trace of fullTraces(model, touched.types)) {
+        affected += await sql.run(
+          `INSERT INTO _affected (ref) SELECT DISTINCT ref FROM (${trace}) AS t WHERE ref IN (SELECT ref FROM ${model.source}) AND ref NOT IN (SELECT ref FROM _affected)`,
+        )
+      }
       const stale = 'ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)'
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
@@ -91,19 +120,32 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
   let names: string[] | undefined
   let after = ''
   let count = 0
+  // One context for the whole rebuild, so what its pages share (specifications) is read once.
+  const ctx: RequestContext = { sql, now: () => new Date(), options: { full: true }, flags: new Map(), values: new Map() }
   for (;;) {
     const rows = await sql.all<Row>(
       `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND s.ref > ? ORDER BY s.ref LIMIT ?`,
       [after, BATCH],
     )
     if (rows.length === 0) return count
-    const out: SqlValue[][] = []
-    for (const row of rows) {
+    const built = rows.map((row) => {
       const { values, short } = model.build(row)
-      names ??= Object.keys(values)
-      out.push([row.ref as string, Buffer.from(JSON.stringify(short)), ...names.map((n) => values[n] ?? null)])
+      return { ref: row.ref as string, short: Buffer.from(JSON.stringify(short)), values }
+    })
+    names ??= Object.keys(built[0]!.values)
+    const columns = ['ref', 'short', ...names]
+    const out: SqlValue[][] = built.map((b) => [b.ref, b.short, ...names!.map((n) => b.values[n] ?? null)])
+    if (model.full) {
+      // The endpoint's builder sees what it sees when serving: read-model rows of ref, short and values.
+      const modelRows = built.map((b): Row => ({ ...b.values, ref: b.ref, short: b.short }))
+      const form = await fullForms(model.full.service, model.full.page, ctx, modelRows)
+      modelRows.forEach((row, i) => {
+        const ready = readyForm(form(row))
+        out[i]!.push(ready.full, ready.issue, ready.blobs)
+      })
+      columns.push(...FULL_COLUMNS)
     }
-    await sql.insertRows(model.table, ['ref', 'short', ...names!], out)
+    await sql.insertRows(model.table, columns, out)
     count += rows.length
     after = rows.at(-1)!.ref as string
   }

@@ -1,11 +1,12 @@
 // The one orchestrator: parse → plan → query store → post-filter → shape → envelope.
-// Short forms are ready JSON in the read model and are copied as bytes; full forms are
-// built from what each page's reads loaded and streamed.
-import type { ComputedEndpoint, FullResult, ListEndpoint, RequestContext } from '../endpoints/define.js'
-import { compileJoinedPage, compilePage } from '../store/select.js'
+// Short and full forms are ready JSON in the read model, joined by the store a page at a
+// time; only a full form that depends on the request is built here, from what each
+// page's reads loaded, and streamed.
+import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
+import { FULL_COLUMNS, fullForms, storedForm } from '../endpoints/full-forms.js'
+import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { ChunkWriter, serialize } from './json-stream.js'
-import { messages } from './messages.js'
 import { parseRequest } from './parse.js'
 import { planQuery } from './plan.js'
 
@@ -26,45 +27,48 @@ export interface RunOptions {
   readonly signal?: { throwIfAborted(): void }
 }
 
-/** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
-async function fullForms(ep: ListEndpoint, ctx: RequestContext, rows: readonly Row[]): Promise<(row: Row) => FullResult> {
-  const failed = (row: Row, err: unknown): FullResult => ({
-    issue: messages.document(`${ep.service}: документ ${String(row.ref)}`, (err as Error).message),
-  })
-  let build: (row: Row) => FullResult
-  try {
-    build = await ep.fullPage!(ctx, rows)
-  } catch (err) {
-    // A read that is not per document (shared/by-owner.ts) failed: no row of the page has its data.
-    return (row) => failed(row, err)
-  }
-  return (row) => {
-    try {
-      return build(row)
-    } catch (err) {
-      return failed(row, err)
-    }
-  }
+interface JoinedPage {
+  readonly body: Buffer | null
+  readonly n: number
+  /** Rows with an `errors` entry or attachment contents: the page is printed row by row. */
+  readonly special: number
 }
 
 export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
-  const { plan, postFilters } = planQuery(ep, req, sql.dialect, full ? ep.fullColumns : [])
+  // The full form kept ready by the import, or (a form that depends on the request) built here.
+  const stored = full && (ep.fullStored ? ep.fullStored(ctx) : true)
+  const built = full && !stored
+  const { plan, postFilters } = planQuery(ep, req, sql.dialect, built ? ep.fullColumns : stored ? FULL_COLUMNS : [])
   const keys = plan.orderBy.map((k) => k.column)
   const fetch = async (after?: readonly SqlValue[]) => {
     const { sql: text, params } = compilePage(plan, sql.dialect, PAGE, after)
     return sql.all<Row>(text, params)
   }
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
-  if (!full && postFilters.length === 0) {
-    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE)
-    const [joined] = await sql.all<{ body: Buffer | null; n: number }>(text, params)
-    if (joined && joined.n < PAGE) {
-      counted?.(Number(joined.n))
-      return Buffer.concat([HEAD, joined.body ?? Buffer.alloc(0), errorsPart(req.issues)])
+  const joinedForm = stored ? { form: 'full_form', special: ['full_issue', 'full_blobs'] } : { form: 'short' }
+  const joinedPage = async (after?: readonly SqlValue[]): Promise<JoinedPage> => {
+    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE, { ...joinedForm, after })
+    const [row] = await sql.all<Row>(text, params)
+    return { body: (row?.body as Buffer | null | undefined) ?? null, n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
+  }
+  const pageEnd = async (after?: readonly SqlValue[]): Promise<SqlValue[]> => {
+    const { sql: text, params } = compilePageEnd(plan, sql.dialect, PAGE, after)
+    const [row] = await sql.all<Row>(text, params)
+    return keys.map((k) => row![k] as SqlValue)
+  }
+  const out = new ChunkWriter()
+  let count = 0
+
+  if (!built && postFilters.length === 0) {
+    const first = await joinedPage()
+    if (first.n < PAGE && first.special === 0) {
+      counted?.(first.n)
+      return Buffer.concat([HEAD, first.body ?? Buffer.alloc(0), errorsPart(req.issues)])
     }
+    return joined(first)
   }
   const first = await fetch()
   if (!full && first.length < PAGE) {
@@ -78,17 +82,47 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     parts.push(errorsPart(req.issues))
     return Buffer.concat(parts)
   }
-  return stream(first)
+  return rowByRow(first)
 
-  async function* stream(firstPage: Row[]): AsyncGenerator<Buffer> {
-    const out = new ChunkWriter()
+  /** A stored full form: its `errors` entry, and its bytes unless the document is left out of `data`. */
+  async function* storedRow(row: Row): AsyncGenerator<Buffer> {
+    const issue = String(row.full_issue ?? '')
+    if (issue !== '') req.issues.push(issue)
+    if (row.full_form === null || row.full_form === undefined) return
+    if (count++ > 0) out.push(COMMA)
+    yield* storedForm(sql, row.full_form as Buffer, String(row.full_blobs ?? ''), out)
+  }
+
+  /** Page by page, each joined by the store; a page with special rows is read again row by row. */
+  async function* joined(firstPage: JoinedPage): AsyncGenerator<Buffer> {
     out.push(HEAD)
     let page = firstPage
-    let count = 0
+    let after: readonly SqlValue[] | undefined
+    for (;;) {
+      signal?.throwIfAborted()
+      if (page.special > 0) {
+        for (const row of await fetch(after)) yield* storedRow(row)
+      } else if (page.n > 0) {
+        if (count > 0) out.push(COMMA)
+        count += page.n
+        if (out.push(page.body!)) yield out.take()!
+      }
+      if (page.n < PAGE) break
+      after = await pageEnd(after)
+      page = await joinedPage(after)
+    }
+    counted?.(count)
+    out.push(errorsPart(req.issues))
+    yield out.take()!
+  }
+
+  async function* rowByRow(firstPage: Row[]): AsyncGenerator<Buffer> {
+    out.push(HEAD)
+    let page = firstPage
     for (;;) {
       signal?.throwIfAborted()
       const rows = keep(page)
-      const form = full ? await fullForms(ep, ctx, rows) : undefined
+      const form = built ? await fullForms(ep.service, ep.fullPage!, ctx, rows) : undefined
       for (const row of rows) {
         signal?.throwIfAborted()
         if (form) {
@@ -97,6 +131,8 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
           if (result.value === undefined) continue
           if (count++ > 0) out.push(COMMA)
           yield* serialize(result.value, out)
+        } else if (stored) {
+          yield* storedRow(row)
         } else {
           if (count++ > 0) out.push(COMMA)
           if (out.push(row.short as Buffer)) yield out.take()!

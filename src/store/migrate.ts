@@ -5,6 +5,7 @@ import { READ_MODELS } from '../endpoints/index.js'
 import type { ReadModel } from '../endpoints/define.js'
 import { DERIVED_TABLES } from '../import/derived.js'
 import type { DerivedTable } from '../import/derived.js'
+import { FULL_COLUMNS } from '../endpoints/full-forms.js'
 import { rebuildReadModels } from '../import/read-models.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
@@ -14,7 +15,13 @@ import { missingTrigramIndexes, setUpTrigrams } from './trigram.js'
 export function readModelTable(model: ReadModel): TableDef {
   return {
     name: model.table,
-    columns: [{ name: 'ref', type: 'text' }, { name: 'short', type: 'blob' }, ...model.columns],
+    columns: [
+      { name: 'ref', type: 'text' },
+      { name: 'short', type: 'blob' },
+      ...model.columns,
+      // `full_form` is NULL for a document its builder left out of `data`; the other two are '' for none.
+      ...(model.full ? FULL_COLUMNS.map((name) => ({ name, type: name === 'full_form' ? ('blob' as const) : ('text' as const) })) : []),
+    ],
     primaryKey: ['ref'],
     indexes: model.indexes ?? [],
   }
@@ -22,7 +29,7 @@ export function readModelTable(model: ReadModel): TableDef {
 
 const signature = (model: ReadModel): string =>
   createHash('sha256')
-    .update(JSON.stringify([model.columns, model.indexes ?? [], model.search ?? [], model.select, model.build.toString()]))
+    .update(JSON.stringify([model.columns, model.indexes ?? [], model.search ?? [], model.select, model.build.toString(), model.full?.signature ?? null]))
     .digest('hex')
 
 export async function getMeta(sql: SqlPort, key: string): Promise<string | undefined> {

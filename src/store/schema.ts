@@ -54,7 +54,17 @@ export function commonColumns(decl: ObjectType): ColumnDef[] {
 // Only the links the API follows from the referenced side get an index (an attachment's
 // document, a payment record's request); every other index would be paid at each import.
 function refIndexes(table: string): string[][] {
-  return (OWNER_LINKS[table] ?? []).map((col) => [col])
+  return [...(OWNER_LINKS[table] ?? []), ...(TRACED_LINKS[table] ?? [])].map((col) => [col])
+}
+
+/**
+ * Links the import follows backwards to find the orders whose planned cost a changed
+ * specification reaches (endpoints/shared/order-goods.ts plannedCostTrace): one index
+ * lookup per step of its recursion instead of a scan.
+ */
+const TRACED_LINKS: Readonly<Record<string, readonly string[]>> = {
+  cat_nomenclature: ['main_spec'],
+  cat_specifications_materials: ['nomenclature'],
 }
 
 export function modelTables(): TableDef[] {
@@ -80,6 +90,7 @@ export function modelTables(): TableDef[] {
         columns: [text('owner'), int('line'), text('row_number'), ...part.attrs.flatMap(attrColumns)],
         primaryKey: ['owner', 'line'],
         clustered: true,
+        indexes: refIndexes(part.table),
       })
     }
   }

@@ -56,12 +56,35 @@ export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, af
   return { sql, params }
 }
 
+/** What one joined page says besides its bytes. */
+export interface JoinedPageOptions {
+  /** The column of ready JSON to join (`short`, or `full_form`). */
+  readonly form: string
+  /** Columns counted in `special` where not '' (rows the store cannot join: an `errors` entry, attachment contents). */
+  readonly special?: readonly string[]
+  /** The previous page's last sort-key values (compilePage). */
+  readonly after?: readonly SqlValue[]
+}
+
 /**
- * The first page as one blob of comma-joined short forms and its row count: one buffer
- * per request instead of one per row (the hot path of list endpoints).
+ * One page as one blob of comma-joined ready forms (`body`), its row count (`n`) and the
+ * number of `special` rows: one statement and one buffer per page instead of one per row
+ * (the hot path of list endpoints).
  */
-export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number): Compiled {
-  const page = compilePage({ ...plan, columns: ['short', ...plan.orderBy.map((k) => k.column)] }, dialect, limit)
+export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number, options: JoinedPageOptions = { form: 'short' }): Compiled {
+  const special = options.special ?? []
+  const page = compilePage({ ...plan, columns: [options.form, ...special, ...plan.orderBy.map((k) => k.column)] }, dialect, limit, options.after)
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  return { sql: `SELECT ${dialect.concatBytes('short', order)} AS body, count(*) AS n FROM (${page.sql}) AS page`, params: page.params }
+  const counts = special.length > 0 ? `, ${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special` : ''
+  return { sql: `SELECT ${dialect.concatBytes(options.form, order)} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
+}
+
+/**
+ * The sort keys of a full page's last row, to continue after it: an index-range read of
+ * the keys alone (an aggregate cannot name the last row on both engines without a window
+ * over the page, which costs more than the page's join).
+ */
+export function compilePageEnd(plan: QueryPlan, dialect: Dialect, limit: number, after?: readonly SqlValue[]): Compiled {
+  const page = compilePage({ ...plan, columns: plan.orderBy.map((k) => k.column) }, dialect, 1, after)
+  return { sql: `${page.sql} OFFSET ?`, params: [...page.params, limit - 1] }
 }

@@ -94,7 +94,7 @@ for (const backend of BACKENDS) {
   describe(`GET /main/hs/demands/get, a failed tabular read (${backend})`, () => {
     let app: TestApp
     before(async () => {
-      app = await startApp(productionFixture, { backend, wrapSql: failingPart('doc_demands_materials', uuid('d2')) })
+      app = await startApp(productionFixture, { backend, wrapImport: failingPart('doc_demands_materials', uuid('d2')) })
     })
     after(() => app.close())
 

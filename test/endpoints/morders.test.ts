@@ -104,7 +104,7 @@ for (const backend of BACKENDS) {
   describe(`GET /main/hs/morders/get, a failed tabular read (${backend})`, () => {
     let app: TestApp
     before(async () => {
-      app = await startApp(productionFixture, { backend, wrapSql: failingPart('doc_production_orders_materials', uuid('m1')) })
+      app = await startApp(productionFixture, { backend, wrapImport: failingPart('doc_production_orders_materials', uuid('m1')) })
     })
     after(() => app.close())
 

@@ -208,7 +208,7 @@ for (const backend of BACKENDS) {
     let app: TestApp
     before(async () => {
       const broken = (text: string, params: readonly unknown[]) => text.includes('FROM cat_attachments') && params.includes(uuid('зр-1'))
-      app = await startApp(documentsFixture, { backend, wrapSql: failingReads(broken) })
+      app = await startApp(documentsFixture, { backend, wrapImport: failingReads(broken) })
     })
     after(() => app.close())
 

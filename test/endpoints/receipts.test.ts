@@ -159,7 +159,7 @@ for (const backend of BACKENDS) {
     let app: TestApp
     before(async () => {
       const broken = (text: string, params: readonly unknown[]) => text.includes('FROM doc_receipts_goods') && params.includes(uuid('пт-1'))
-      app = await startApp(documentsFixture, { backend, wrapSql: failingReads(broken) })
+      app = await startApp(documentsFixture, { backend, wrapImport: failingReads(broken) })
     })
     after(() => app.close())
 

@@ -260,7 +260,7 @@ for (const backend of BACKENDS) {
   describe(`GET /main/hs/specifications/get, a failed materials read (${backend})`, () => {
     let app: TestApp
     before(async () => {
-      app = await startApp(productionFixture, { backend, wrapSql: failingPart('cat_specifications_materials', uuid('sp-frame')) })
+      app = await startApp(productionFixture, { backend, wrapImport: failingPart('cat_specifications_materials', uuid('sp-frame')) })
     })
     after(() => app.close())
 

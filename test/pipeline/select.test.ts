@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { compileJoinedPage, compilePage } from '../../src/store/select.js'
+import { compileJoinedPage, compilePage, compilePageEnd } from '../../src/store/select.js'
 import { sqliteDialect } from '../../src/store/sqlite.js'
 import type { QueryPlan } from '../../src/store/plan.js'
 
@@ -38,6 +38,28 @@ describe('plan compilation (sqlite)', () => {
         "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n FROM " +
         '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page',
       params: [1, 500],
+    })
+  })
+
+  it('joins stored full forms after a page, counting the rows it cannot join', () => {
+    const { sql, params } = compileJoinedPage({ ...plan, where: [] }, sqliteDialect, 500, {
+      form: 'full_form',
+      special: ['full_issue', 'full_blobs'],
+      after: ['2024-01-05T00:00:00', 'r1'],
+    })
+    assert.equal(
+      sql,
+      "SELECT CAST(group_concat(full_form, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n, " +
+        "count(NULLIF(full_issue, '')) + count(NULLIF(full_blobs, '')) AS special FROM " +
+        '(SELECT full_form, full_issue, full_blobs, date, ref FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?) AS page',
+    )
+    assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 500])
+  })
+
+  it("reads the sort keys of a full page's last row alone", () => {
+    assert.deepEqual(compilePageEnd({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500, ['2024-01-05T00:00:00', 'r1']), {
+      sql: 'SELECT date, ref FROM api_x WHERE posted = ? AND ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ? OFFSET ?',
+      params: [1, '2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 1, 499],
     })
   })
 })

@@ -71,6 +71,11 @@ export interface StartOptions {
   readonly now?: () => Date
   /** Wraps the server's store handle, e.g. to make one query fail for a per-document error test. */
   readonly wrapSql?: (sql: SqlPort) => SqlPort
+  /**
+   * Wraps the handle the fixture is imported through: full forms are built at import, so a
+   * read that fails there is what a per-document error test breaks.
+   */
+  readonly wrapImport?: (sql: SqlPort) => SqlPort
   /** The operations layer's hooks (access log, metrics). */
   readonly observer?: RequestObserver
 }
@@ -81,7 +86,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   const backend = opts.backend ?? 'sqlite'
   const store = await createTestStore(backend)
   const writer = store.writer
-  const report = await importFixture(writer, fixture)
+  const report = await importFixture(opts.wrapImport ? opts.wrapImport(writer) : writer, fixture)
   if (!report.ok) throw new Error(`fixture rejected: ${JSON.stringify(report.invalid)}`)
   for (const u of users) await putUser(writer, u.name, await hashPassword(u.password, { logN: 10 }), u.methods ?? ['*'])
   if (backend !== 'pglite') await writer.close()

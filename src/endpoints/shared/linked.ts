@@ -2,6 +2,7 @@
 // НомерДата}, data-format.md § Derived values) and attachments (Вложения), read for a
 // whole page of documents (by-owner.ts); each returned function throws the failure of
 // that document's own read.
+import { randomUUID } from 'node:crypto'
 import { documentKind, numberDate } from '../../format/values.js'
 import { dmy } from '../../pipeline/dates.js'
 import { Base64Blob } from '../../pipeline/json-stream.js'
@@ -82,10 +83,32 @@ function attachments(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<A
   )
 }
 
+/**
+ * What JSON.stringify prints for a StoredBlob, before its ref and size: NUL and a random
+ * UUID of this process, which no stored text can hold (XML, the 1C exchange format, has no NUL).
+ */
+export const BLOB_MARK = `\u0000${randomUUID()}\u0000`
+
+/** An attachment's content that knows its attachment, so a stored full form can name where it goes (full-forms.ts). */
+export class StoredBlob extends Base64Blob {
+  constructor(
+    readonly ref: string,
+    size: number,
+    read: (offset: number, length: number) => Promise<Buffer>,
+  ) {
+    super(size, read)
+  }
+
+  /** One JSON.stringify pass prints a whole form; full-forms.ts finds the contents' places by this mark. */
+  toJSON(): string {
+    return `${BLOB_MARK}${this.ref}\u0000${this.size}`
+  }
+}
+
 /** The content of one attachment, read chunk by chunk when it is serialized (never as one string). */
-function content(sql: SqlPort, ref: string, size: number): Base64Blob {
+export function content(sql: SqlPort, ref: string, size: number): StoredBlob {
   const text = `SELECT chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner = ? AND seq = ?`
-  return new Base64Blob(size, async (offset, length) => {
+  return new StoredBlob(ref, size, async (offset, length) => {
     const rows = await sql.all<{ chunk: Buffer | null }>(text, [ref, offset / BLOB_CHUNK])
     const chunk = rows[0]?.chunk
     // The file may have been replaced by an import since its size was read: better a broken

@@ -2,6 +2,7 @@
 // row fields), and the store's specifications for the planned-cost calculation, read for a
 // whole page of orders (by-owner.ts).
 import type { SqlPort } from '../../store/sql.js'
+import type { FullTrace } from '../define.js'
 import { readByOwner } from './by-owner.js'
 import type { ByOwner } from './by-owner.js'
 import { nestedSpecification, PlannedCosts, rowSpecifications } from './planned-cost.js'
@@ -143,7 +144,7 @@ export interface PlannedGoods {
 }
 
 /**
- * Planned costs over one request's pages: the specifications are read once per request
+ * Planned costs over one context's pages (a rebuild at import): the specifications are read once
  * and the calculator keeps its unit costs across pages.
  */
 export class RequestCosts {
@@ -183,3 +184,22 @@ export class RequestCosts {
     return (owner) => planned.get(owner)!()
   }
 }
+
+/**
+ * The orders of `goodsTable` whose planned cost may reach a changed object: `dirty` holds
+ * every specification whose unit cost may have changed — a touched main specification, the
+ * owner of a material row whose nomenclature was touched, and, recursively, the owner of a
+ * material row whose nomenclature's main specification is dirty; an order row with no
+ * stored cost reaches it through its Спецификация or its nomenclature's main one. (A touched
+ * row specification or row nomenclature is the tabular trace's: import/read-models.ts.)
+ */
+export const plannedCostTrace = (goodsTable: string): FullTrace => ({
+  types: ['Справочник.СпецификацииНоменклатуры', 'Справочник.Номенклатура'],
+  sql:
+    'WITH RECURSIVE dirty(ref) AS (' +
+    'SELECT n.main_spec FROM cat_nomenclature n WHERE n.main_spec IN (SELECT ref FROM _touched) ' +
+    'UNION SELECT m.owner FROM cat_specifications_materials m WHERE m.nomenclature IN (SELECT ref FROM _touched) ' +
+    'UNION SELECT m.owner FROM dirty d JOIN cat_nomenclature n ON n.main_spec = d.ref JOIN cat_specifications_materials m ON m.nomenclature = n.ref' +
+    `) SELECT g.owner AS ref FROM ${goodsTable} g LEFT JOIN cat_nomenclature n ON n.ref = g.nomenclature ` +
+    'WHERE g.planned_cost = 0 AND (g.specification IN (SELECT ref FROM dirty) OR n.main_spec IN (SELECT ref FROM dirty))',
+})

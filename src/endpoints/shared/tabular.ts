@@ -1,7 +1,7 @@
-// Tabular parts of a page's documents, read at request time for the `full` forms (so
-// every reference in a row prints the referenced object's current presentation), and the
-// per-document failure handling the spec asks for (§ Errors: a problem with a single
-// document goes to `errors`; the other documents stay in `data`).
+// Tabular parts of a page's documents, read for the `full` forms when the import rebuilds
+// them (every reference in a row is traced, so a renamed object rebuilds the forms that
+// print it: import/read-models.ts), and the per-document failure handling the spec asks
+// for (§ Errors: a problem with a single document goes to `errors`; the others stay in `data`).
 import { numberDate } from '../../format/values.js'
 import { messages } from '../../pipeline/messages.js'
 import type { Row } from '../../store/sql.js'
