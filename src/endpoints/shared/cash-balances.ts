@@ -1,8 +1,8 @@
 // Balances and turnovers of the cash register for a period, per (organization, account),
-// read from the calendar turnovers (cash-turnovers.ts), with the printed attributes of the
-// organization and the account joined on.
-import type { SqlPort, SqlValue } from '../../store/sql.js'
-import { TURNOVERS } from './cash-turnovers.js'
+// read from the register's running totals (cash-cumulative.ts), with the printed
+// attributes of the organization and the account joined on.
+import type { SqlPort } from '../../store/sql.js'
+import { CASH_KEYS, CUMULATIVE } from './cash-cumulative.js'
 
 export interface BalanceRow {
   readonly organization: string
@@ -26,48 +26,42 @@ export interface BalanceRow {
 export const BANK_ACCOUNT = 'Справочник.БанковскиеСчета'
 export const CASH_DESK = 'Справочник.Кассы'
 
-/**
- * The turnover rows that make up the movements before `day` (or through it, inclusive):
- * earlier years, earlier months of its year, earlier days (or also the day) of its month.
- */
-function branches(slot: 0 | 1, day: string, mgmt: boolean): { text: string; params: SqlValue[] } {
-  const year = day.slice(0, 4)
-  const month = day.slice(0, 7)
-  const sums = (n: 0 | 1) =>
-    n === slot ? `${mgmt ? 'receipt_mgmt' : 'receipt'} AS r${n}, ${mgmt ? 'expense_mgmt' : 'expense'} AS e${n}, moves AS n${n}` : `0 AS r${n}, 0 AS e${n}, 0 AS n${n}`
-  const cols = `${sums(0)}, ${sums(1)}`
-  const head = `SELECT organization, account, account_type, ${cols} FROM ${TURNOVERS} WHERE level = `
-  return {
-    text: [
-      `${head}'y' AND start < ?`,
-      `${head}'m' AND start >= ? AND start < ?`,
-      `${head}'d' AND start >= ? AND start ${slot === 0 ? '<' : '<='} ?`,
-    ].join(' UNION ALL '),
-    params: [year, `${year}-01`, month, `${month}-01`, day],
-  }
-}
+const KEY = ['organization', 'account', 'account_type'] as const
+const match = (alias: string) => KEY.map((k) => `${alias}.${k} = k.${k}`).join(' AND ')
+/** The running-totals row of key `k` at the last day with movements `op` the bound. */
+const lastRow = (alias: string, op: '<' | '<=') =>
+  `${match(alias)} AND ${alias}.day = (SELECT MAX(x.day) FROM ${CUMULATIVE} x WHERE ${match('x')} AND x.day ${op} ?)`
 
-/**
- * Every (organization, account) with a movement through `to` (ISO days, `from` ≤ `to`);
- * which of them are printed is the caller's rule.
- */
-export async function cashBalances(sql: SqlPort, from: string, to: string, mgmt: boolean): Promise<BalanceRow[]> {
-  const before = branches(0, from, mgmt)
-  const through = branches(1, to, mgmt)
-  const text =
-    'SELECT b.organization, b.account, b.account_type, b.r0, b.e0, b.n0, b.r1, b.e1, b.n1, ' +
+function balancesSql(mgmt: boolean): string {
+  const [receipt, expense] = mgmt ? ['receipt_mgmt', 'expense_mgmt'] : ['receipt', 'expense']
+  return (
+    `SELECT k.organization, k.account, k.account_type, COALESCE(b0.${receipt}, 0) AS r0, COALESCE(b0.${expense}, 0) AS e0, ` +
+    `COALESCE(b0.moves, 0) AS n0, b1.${receipt} AS r1, b1.${expense} AS e1, b1.moves AS n1, ` +
     "COALESCE(o.name, '') AS org_name, COALESCE(ba.name, cd.name, '') AS account_name, " +
     "COALESCE(bank.presentation, '') AS bank_name, COALESCE(ba.account_kind, '') AS account_kind, " +
     "COALESCE(cur.presentation, '') AS currency_name, COALESCE(ba.closed, cd.closed, 0) AS closed " +
-    'FROM (SELECT organization, account, account_type, SUM(r0) AS r0, SUM(e0) AS e0, SUM(n0) AS n0, ' +
-    'SUM(r1) AS r1, SUM(e1) AS e1, SUM(n1) AS n1 ' +
-    `FROM (${before.text} UNION ALL ${through.text}) u GROUP BY organization, account, account_type) b ` +
-    'LEFT JOIN cat_organizations o ON o.ref = b.organization ' +
-    'LEFT JOIN cat_bank_accounts ba ON b.account_type = ? AND ba.ref = b.account ' +
-    'LEFT JOIN cat_cash_desks cd ON b.account_type = ? AND cd.ref = b.account ' +
+    // CROSS JOIN keeps the accounts the outer loop in SQLite (elsewhere a plain join):
+    // otherwise it may scan every running-totals row and test each against its account's last day.
+    `FROM ${CASH_KEYS} k CROSS JOIN ${CUMULATIVE} b1 LEFT JOIN ${CUMULATIVE} b0 ON ${lastRow('b0', '<')} ` +
+    'LEFT JOIN cat_organizations o ON o.ref = k.organization ' +
+    'LEFT JOIN cat_bank_accounts ba ON k.account_type = ? AND ba.ref = k.account ' +
+    'LEFT JOIN cat_cash_desks cd ON k.account_type = ? AND cd.ref = k.account ' +
     'LEFT JOIN objects bank ON bank.ref = ba.bank ' +
-    'LEFT JOIN objects cur ON cur.ref = COALESCE(ba.currency, cd.currency)'
-  const rows = await sql.all<Record<string, unknown>>(text, [...before.params, ...through.params, BANK_ACCOUNT, CASH_DESK])
+    'LEFT JOIN objects cur ON cur.ref = COALESCE(ba.currency, cd.currency) ' +
+    `WHERE ${lastRow('b1', '<=')}`
+  )
+}
+
+const BALANCES_SQL = { plain: balancesSql(false), mgmt: balancesSql(true) }
+
+/**
+ * Every (organization, account) with a movement through `to` (ISO days, `from` ≤ `to`);
+ * which of them are printed is the caller's rule. Two indexed reads of the running totals
+ * per account (cash-cumulative.ts): the balance before `from` and the one through `to`.
+ */
+export async function cashBalances(sql: SqlPort, from: string, to: string, mgmt: boolean): Promise<BalanceRow[]> {
+  const text = mgmt ? BALANCES_SQL.mgmt : BALANCES_SQL.plain
+  const rows = await sql.all<Record<string, unknown>>(text, [from, BANK_ACCOUNT, CASH_DESK, to])
   return rows.map((r) => ({
     organization: String(r.organization),
     account: String(r.account),
