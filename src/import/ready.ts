@@ -13,7 +13,7 @@ import type { SqlPort } from '../store/sql.js'
 import type { Touched } from './read-models.js'
 
 export interface ReadyAnswer {
-  /** Its key in the ready table; its meta key (`ready:<name>`) holds the definition signature. */
+  /** Its key in the ready table; its meta key (`ready:<name>`) holds the version it was built by. */
   readonly name: string
   /** Bump when what `build` prints changes without its read model's definition changing. */
   readonly version: number
