@@ -31,7 +31,8 @@ function kindWanted(value: string): string | undefined {
 
 interface Line {
   readonly printed: Record<string, unknown>
-  readonly folded: Readonly<Record<string, string>>
+  /** What the filters test, unfolded: most requests have no filter, so folding waits for one. */
+  readonly fields: Readonly<Record<string, string>>
   readonly closed: boolean
   readonly order: readonly string[]
 }
@@ -78,7 +79,7 @@ function line(b: BalanceRow, ПериодС: string, ПериодПо: string, �
       КонечныйОстаток: round2(b.receiptsThrough - b.expensesThrough),
       УпрУчет,
     },
-    folded: { org: fold(b.orgName), account: fold(b.accountName), bank: fold(bank), kind, accountKind: fold(accountKind), currency: fold(b.currencyName) },
+    fields: { org: b.orgName, account: b.accountName, bank, kind, accountKind, currency: b.currencyName },
     closed: b.closed,
     order: [sortKey(b.orgName), sortKey(b.accountName), b.organization, b.account, b.accountType],
   }
@@ -88,8 +89,8 @@ function keep(ctx: RequestContext, l: Line): boolean {
   for (const p of params) {
     const value = ctx.values.get(p.name)
     if (value === undefined) continue
-    if (p.stage === 'post-filter' && p.match === 'contains' && !(l.folded[p.column] ?? '').includes(fold(value))) return false
-    if (p.stage === 'post-filter' && p.match === 'custom' && !p.test(value, l.folded)) return false
+    if (p.stage === 'post-filter' && p.match === 'contains' && !fold(l.fields[p.column] ?? '').includes(fold(value))) return false
+    if (p.stage === 'post-filter' && p.match === 'custom' && !p.test(value, l.fields)) return false
   }
   const closed = ctx.flags.get('closed')
   return closed === undefined || closed === l.closed

@@ -179,8 +179,8 @@ export interface ComputedEndpoint {
   readonly response: ResponseShapes
   readonly readModel?: ReadModel
   readonly params: readonly Param[]
-  /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON). */
-  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer>
+  /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON), whole or in chunks. */
+  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer | AsyncIterable<Buffer>>
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint

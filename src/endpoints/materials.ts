@@ -2,6 +2,8 @@
 // The read model holds every nomenclature object with its node JSON ready; a request
 // selects the matching elements in one query (sorted by name), then their parent groups
 // level by level (one batched query per hierarchy level), and writes the tree as bytes.
+// A request without parameters streams the whole tree kept ready in the store instead
+// (import/ready.ts), which the same build wrote at import.
 // Decisions where the spec is silent: siblings are groups first (by name), then elements
 // (by name); a group marked for deletion still carries its unmarked elements (the mark
 // excludes elements, groups are only the path to them); an element or group whose
@@ -12,7 +14,9 @@ import { planQuery } from '../pipeline/plan.js'
 import { compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import type { ComputedEndpoint, ListEndpoint, Param, ReadModel } from './define.js'
+import { readReady } from './shared/ready-bytes.js'
 import { treeJson } from './shared/tree.js'
+import type { ReadyAnswer } from '../import/ready.js'
 import type { TreeElement, TreeGroup } from './shared/tree.js'
 
 const readModel: ReadModel = {
@@ -124,6 +128,33 @@ async function groupsAbove(sql: SqlPort, parents: Iterable<string>): Promise<Tre
   return [...found.values()]
 }
 
+/** The tree of the elements a request selects (the selection's conditions), as bytes. */
+async function selectedTree(sql: SqlPort, values: ReadonlyMap<string, string>, flags: ReadonlyMap<string, boolean>, issues: string[]): Promise<Buffer> {
+  const req = { values, flags, options: {}, ranges: [], issues }
+  const { plan } = planQuery(selection, req, sql.dialect)
+  // One query: the whole result is held anyway, so pages would only add seeks.
+  const found = { ...plan, columns: ['parent', 'short'], where: [{ kind: 'equals', column: 'role', value: 'element' } as const, ...plan.where] }
+  const query = compilePage(found, sql.dialect, Number.MAX_SAFE_INTEGER)
+  const rows = await sql.all<{ parent: string; short: Buffer }>(query.sql, query.params)
+  const elements: TreeElement[] = rows.map((r) => ({ parent: r.parent, json: r.short }))
+  const groups = await groupsAbove(sql, elements.map((e) => e.parent))
+  return treeJson(groups, elements)
+}
+
+/**
+ * The unfiltered tree kept ready in the store (import/ready.ts): built by the same code as
+ * a request's, so its bytes are the same. It prints the read model's rows only, so it can
+ * change only when nomenclature or what its nodes print (the referenced presentations)
+ * changes.
+ */
+export const wholeMaterialsTree: ReadyAnswer = {
+  name: 'materials',
+  version: 1,
+  readModel: readModel.table,
+  source: { table: readModel.source, type: 'Справочник.Номенклатура', columns: ['unit', 'kind', 'ngroup', 'main_supplier'] },
+  build: (sql) => selectedTree(sql, new Map(), new Map(), []),
+}
+
 export const materials: ComputedEndpoint = {
   kind: 'computed',
   service: 'materials',
@@ -132,14 +163,10 @@ export const materials: ComputedEndpoint = {
   readModel,
   params,
   async compute(ctx, issues) {
-    const req = { values: ctx.values, flags: ctx.flags, options: ctx.options, ranges: [], issues }
-    const { plan } = planQuery(selection, req, ctx.sql.dialect)
-    // One query: the whole result is held anyway, so pages would only add seeks.
-    const found = { ...plan, columns: ['parent', 'short'], where: [{ kind: 'equals', column: 'role', value: 'element' } as const, ...plan.where] }
-    const query = compilePage(found, ctx.sql.dialect, Number.MAX_SAFE_INTEGER)
-    const rows = await ctx.sql.all<{ parent: string; short: Buffer }>(query.sql, query.params)
-    const elements: TreeElement[] = rows.map((r) => ({ parent: r.parent, json: r.short }))
-    const groups = await groupsAbove(ctx.sql, elements.map((e) => e.parent))
-    return treeJson(groups, elements)
+    if (ctx.values.size === 0) {
+      const ready = await readReady(ctx.sql, wholeMaterialsTree.name)
+      if (ready) return ready
+    }
+    return selectedTree(ctx.sql, ctx.values, ctx.flags, issues)
   },
 }

@@ -1,5 +1,5 @@
 // The one write seam of the store: objects in import form are validated, applied and, at
-// `finish`, the read models, derived tables and the dangling-reference check follow — all
+// `finish`, the read models, derived tables, ready answers and the dangling-reference check follow — all
 // inside a transaction the caller owns. `docgate import` rejects a whole file on the first
 // invalid line; sync skips one bad object and writes the rest of its batch with its own
 // bookkeeping in the same transaction (architecture-next §3).
@@ -7,6 +7,7 @@ import { READ_MODELS } from '../endpoints/index.js'
 import type { SqlPort } from '../store/sql.js'
 import { DerivedChanges } from './derived.js'
 import { rebuildReadModels } from './read-models.js'
+import { refreshReadyAnswers } from './ready.js'
 import { validate } from './validate.js'
 import { Writer } from './writer.js'
 
@@ -40,8 +41,10 @@ export class ImportBatch {
   /** Brings read models and derived tables up to date; returns the dangling-reference warning, if any. */
   async finish(): Promise<string | undefined> {
     const w = this.#writer
-    await rebuildReadModels(this.#sql, READ_MODELS, { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched })
+    const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
+    await rebuildReadModels(this.#sql, READ_MODELS, touched)
     await this.#derived.update()
+    await refreshReadyAnswers(this.#sql, touched)
     const dangling = await danglingRefs(this.#sql, w.refsSeen)
     if (dangling.length === 0) return undefined
     return `${dangling.length} reference(s) to objects that are not stored (kept, printed as empty): ${dangling.slice(0, 5).join(', ')}${dangling.length > 5 ? ', …' : ''}`

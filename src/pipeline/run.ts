@@ -154,5 +154,13 @@ export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<strin
   // A computed answer ready as bytes does not say its length; only an array does.
   if (Array.isArray(data)) counted?.(data.length)
   if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
+  if (Symbol.asyncIterator in data) return framed(data, req.issues)
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
+}
+
+/** A computed answer read from the store in chunks (a ready answer) is sent as it is read. */
+async function* framed(chunks: AsyncIterable<Buffer>, issues: readonly string[]): AsyncGenerator<Buffer> {
+  yield DATA_KEY
+  yield* chunks
+  yield Buffer.from(`,"errors":${JSON.stringify(issues)}}`)
 }

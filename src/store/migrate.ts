@@ -7,6 +7,7 @@ import { DERIVED_TABLES } from '../import/derived.js'
 import type { DerivedTable } from '../import/derived.js'
 import { FULL_COLUMNS } from '../endpoints/full-forms.js'
 import { rebuildReadModels } from '../import/read-models.js'
+import { migrateReady } from '../import/ready.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
 import type { SqlPort } from './sql.js'
@@ -78,6 +79,7 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   }
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
   await migrateDerived(sql, DERIVED_TABLES)
+  await migrateReady(sql, stale.map((m) => m.table))
 }
 
 const derivedSignature = (d: DerivedTable): string =>

@@ -87,4 +87,59 @@ describe('derived cash turnovers', () => {
     await sql.transaction(() => migrate(sql))
     assert.deepEqual(await snapshot(sql), before)
   })
+
+  it('running totals: a movement added before, inside or after a period changes the balances read, and its removal restores them', async () => {
+    const balance = async (from: string, to: string) => {
+      const [b] = await cashBalances(sql, from, to, false)
+      return [b!.receiptsBefore - b!.expensesBefore, b!.receiptsThrough - b!.receiptsBefore, b!.expensesThrough - b!.expensesBefore, b!.moves]
+    }
+    const base = [
+      recordSet('r1', [['2025-03-10T09:00:00', 'Приход', 'org-a', 'ba-a', 1000, 900]]),
+      recordSet('r2', [['2025-04-05T10:00:00', 'Расход', 'org-a', 'ba-a', 250.5, 200]]),
+      recordSet('r3', [['2025-05-20T11:00:00', 'Приход', 'org-a', 'ba-a', 40, 30]]),
+    ]
+    assert.equal((await importFixture(sql, base)).ok, true)
+    assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [1000, 0, 250.5, 1])
+    assert.deepEqual(
+      await sql.all('SELECT day, receipt, expense, receipt_mgmt, expense_mgmt, moves FROM cash_cumulative ORDER BY day'),
+      [
+        { day: '2025-03-10', receipt: 1000, expense: 0, receipt_mgmt: 900, expense_mgmt: 0, moves: 1 },
+        { day: '2025-04-05', receipt: 1000, expense: 250.5, receipt_mgmt: 900, expense_mgmt: 200, moves: 2 },
+        { day: '2025-05-20', receipt: 1040, expense: 250.5, receipt_mgmt: 930, expense_mgmt: 200, moves: 3 },
+      ],
+    )
+    // Before the period: the opening balance moves, and every later running total with it.
+    assert.equal((await importFixture(sql, [recordSet('r0', [['2025-01-15T08:00:00', 'Расход', 'org-a', 'ba-a', 100, 100]])])).ok, true)
+    assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [900, 0, 250.5, 1])
+    assert.deepEqual(await balance('2025-05-01', '2025-05-31'), [649.5, 40, 0, 1])
+    // Inside it, on a day that already has a movement.
+    assert.equal((await importFixture(sql, [recordSet('r4', [['2025-04-05T15:00:00', 'Приход', 'org-a', 'ba-a', 60, 50]])])).ok, true)
+    assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [900, 60, 250.5, 2])
+    assert.deepEqual(await balance('2025-04-06', '2026-01-01'), [709.5, 40, 0, 1])
+    // Removed (an emptied record set) and replaced.
+    assert.equal((await importFixture(sql, [recordSet('r0', []), recordSet('r4', [['2025-06-01T12:00:00', 'Приход', 'org-a', 'ba-a', 5, 5]])])).ok, true)
+    assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [1000, 0, 250.5, 1])
+    assert.deepEqual(await balance('2025-05-01', '2025-06-30'), [749.5, 45, 0, 2])
+    // An account whose every movement goes is no longer listed.
+    assert.equal((await importFixture(sql, ['r1', 'r2', 'r3', 'r4'].map((r) => recordSet(r, [])))).ok, true)
+    assert.deepEqual(await cashBalances(sql, '2025-01-01', '2025-12-31', false), [])
+    assert.deepEqual(await sql.all('SELECT * FROM cash_keys'), [])
+  })
+
+  it('incrementally kept running totals equal a rebuild from the turnovers', async () => {
+    const running = () =>
+      sql.all<Record<string, number | string>>('SELECT * FROM cash_cumulative ORDER BY organization, account, account_type, day').then((rows) =>
+        // Sums added in another order may differ in the last bits of a double.
+        rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 1e6) / 1e6 : v]))),
+      )
+    assert.equal((await importFixture(sql, Array.from({ length: 30 }, (_, i) => recordSet(`rec-${i}`, moves(i + 1, 1 + (i % 5)))))).ok, true)
+    assert.equal((await importFixture(sql, [recordSet('rec-3', moves(200, 4)), recordSet('rec-7', []), recordSet('rec-31', moves(201, 6))])).ok, true)
+    const incremental = await running()
+    assert.ok(incremental.length > 50)
+    const keys = await sql.all('SELECT * FROM cash_keys ORDER BY organization, account, account_type')
+    assert.deepEqual(keys, await sql.all('SELECT DISTINCT organization, account, account_type FROM reg_cash ORDER BY organization, account, account_type'))
+    await sql.transaction(() => cashTurnovers.update(sql, 'all'))
+    assert.deepEqual(incremental, await running())
+    assert.deepEqual(keys, await sql.all('SELECT * FROM cash_keys ORDER BY organization, account, account_type'))
+  })
 })

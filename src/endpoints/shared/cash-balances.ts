@@ -1,8 +1,8 @@
 // Balances and turnovers of the cash register for a period, per (organization, account),
-// read from the calendar turnovers (cash-turnovers.ts), with the printed attributes of the
-// organization and the account joined on.
-import type { SqlPort, SqlValue } from '../../store/sql.js'
-import { TURNOVERS } from './cash-turnovers.js'
+// read from the register's running totals (cash-cumulative.ts), with the printed
+// attributes of the organization and the account joined on.
+import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
+import { CASH_KEYS, CUMULATIVE } from './cash-cumulative.js'
 
 export interface BalanceRow {
   readonly organization: string
@@ -26,48 +26,62 @@ export interface BalanceRow {
 export const BANK_ACCOUNT = 'Справочник.БанковскиеСчета'
 export const CASH_DESK = 'Справочник.Кассы'
 
-/**
- * The turnover rows that make up the movements before `day` (or through it, inclusive):
- * earlier years, earlier months of its year, earlier days (or also the day) of its month.
- */
-function branches(slot: 0 | 1, day: string, mgmt: boolean): { text: string; params: SqlValue[] } {
-  const year = day.slice(0, 4)
-  const month = day.slice(0, 7)
-  const sums = (n: 0 | 1) =>
-    n === slot ? `${mgmt ? 'receipt_mgmt' : 'receipt'} AS r${n}, ${mgmt ? 'expense_mgmt' : 'expense'} AS e${n}, moves AS n${n}` : `0 AS r${n}, 0 AS e${n}, 0 AS n${n}`
-  const cols = `${sums(0)}, ${sums(1)}`
-  const head = `SELECT organization, account, account_type, ${cols} FROM ${TURNOVERS} WHERE level = `
+const KEY = ['organization', 'account', 'account_type'] as const
+const match = (alias: string) => KEY.map((k) => `${alias}.${k} = k.${k}`).join(' AND ')
+/** The running-totals row of key `k` at the last day with movements `op` the bound. */
+const lastRow = (alias: string, op: '<' | '<=') =>
+  `${match(alias)} AND ${alias}.day = (SELECT MAX(x.day) FROM ${CUMULATIVE} x WHERE ${match('x')} AND x.day ${op} ?)`
+const lastRowLateral = (op: '<' | '<=') => `(SELECT * FROM ${CUMULATIVE} x WHERE ${match('x')} AND x.day ${op} ? ORDER BY x.day DESC LIMIT 1)`
+
+interface BalancesSql {
+  readonly text: string
+  readonly params: (from: string, to: string) => SqlValue[]
+}
+
+// Each engine gets the form it runs as two index probes per account: SQLite has no
+// LATERAL, and PostgreSQL plans the join on the last day's MAX() as a hash join over
+// every running-totals row. The presentations are scalar subqueries, so that PostgreSQL
+// probes `objects` by key even before the accounts table has statistics (it would hash
+// the whole of `objects` for the default estimate of a never-analyzed table).
+function balancesSql(mgmt: boolean, dialect: Dialect['name']): BalancesSql {
+  const [receipt, expense] = mgmt ? ['receipt_mgmt', 'expense_mgmt'] : ['receipt', 'expense']
+  const head =
+    `SELECT k.organization, k.account, k.account_type, COALESCE(b0.${receipt}, 0) AS r0, COALESCE(b0.${expense}, 0) AS e0, ` +
+    `COALESCE(b0.moves, 0) AS n0, b1.${receipt} AS r1, b1.${expense} AS e1, b1.moves AS n1, ` +
+    "COALESCE(o.name, '') AS org_name, COALESCE(ba.name, cd.name, '') AS account_name, " +
+    "COALESCE((SELECT bank.presentation FROM objects bank WHERE bank.ref = ba.bank), '') AS bank_name, COALESCE(ba.account_kind, '') AS account_kind, " +
+    "COALESCE((SELECT cur.presentation FROM objects cur WHERE cur.ref = COALESCE(ba.currency, cd.currency)), '') AS currency_name, " +
+    "COALESCE(ba.closed, cd.closed, 0) AS closed "
+  const attributes =
+    'LEFT JOIN cat_organizations o ON o.ref = k.organization ' +
+    'LEFT JOIN cat_bank_accounts ba ON k.account_type = ? AND ba.ref = k.account ' +
+    'LEFT JOIN cat_cash_desks cd ON k.account_type = ? AND cd.ref = k.account'
+  if (dialect === 'postgres') {
+    return {
+      text: `${head}FROM ${CASH_KEYS} k CROSS JOIN LATERAL ${lastRowLateral('<=')} b1 LEFT JOIN LATERAL ${lastRowLateral('<')} b0 ON TRUE ${attributes}`,
+      params: (from, to) => [to, from, BANK_ACCOUNT, CASH_DESK],
+    }
+  }
   return {
-    text: [
-      `${head}'y' AND start < ?`,
-      `${head}'m' AND start >= ? AND start < ?`,
-      `${head}'d' AND start >= ? AND start ${slot === 0 ? '<' : '<='} ?`,
-    ].join(' UNION ALL '),
-    params: [year, `${year}-01`, month, `${month}-01`, day],
+    // CROSS JOIN keeps the accounts the outer loop in SQLite: otherwise it may scan every
+    // running-totals row and test each against its account's last day.
+    text: `${head}FROM ${CASH_KEYS} k CROSS JOIN ${CUMULATIVE} b1 LEFT JOIN ${CUMULATIVE} b0 ON ${lastRow('b0', '<')} ${attributes} WHERE ${lastRow('b1', '<=')}`,
+    params: (from, to) => [from, BANK_ACCOUNT, CASH_DESK, to],
   }
 }
 
+const BALANCES_SQL = new Map<string, BalancesSql>()
+
 /**
  * Every (organization, account) with a movement through `to` (ISO days, `from` ≤ `to`);
- * which of them are printed is the caller's rule.
+ * which of them are printed is the caller's rule. Two indexed reads of the running totals
+ * per account (cash-cumulative.ts): the balance before `from` and the one through `to`.
  */
 export async function cashBalances(sql: SqlPort, from: string, to: string, mgmt: boolean): Promise<BalanceRow[]> {
-  const before = branches(0, from, mgmt)
-  const through = branches(1, to, mgmt)
-  const text =
-    'SELECT b.organization, b.account, b.account_type, b.r0, b.e0, b.n0, b.r1, b.e1, b.n1, ' +
-    "COALESCE(o.name, '') AS org_name, COALESCE(ba.name, cd.name, '') AS account_name, " +
-    "COALESCE(bank.presentation, '') AS bank_name, COALESCE(ba.account_kind, '') AS account_kind, " +
-    "COALESCE(cur.presentation, '') AS currency_name, COALESCE(ba.closed, cd.closed, 0) AS closed " +
-    'FROM (SELECT organization, account, account_type, SUM(r0) AS r0, SUM(e0) AS e0, SUM(n0) AS n0, ' +
-    'SUM(r1) AS r1, SUM(e1) AS e1, SUM(n1) AS n1 ' +
-    `FROM (${before.text} UNION ALL ${through.text}) u GROUP BY organization, account, account_type) b ` +
-    'LEFT JOIN cat_organizations o ON o.ref = b.organization ' +
-    'LEFT JOIN cat_bank_accounts ba ON b.account_type = ? AND ba.ref = b.account ' +
-    'LEFT JOIN cat_cash_desks cd ON b.account_type = ? AND cd.ref = b.account ' +
-    'LEFT JOIN objects bank ON bank.ref = ba.bank ' +
-    'LEFT JOIN objects cur ON cur.ref = COALESCE(ba.currency, cd.currency)'
-  const rows = await sql.all<Record<string, unknown>>(text, [...before.params, ...through.params, BANK_ACCOUNT, CASH_DESK])
+  const id = `${sql.dialect.name}:${mgmt}`
+  let query = BALANCES_SQL.get(id)
+  if (!query) BALANCES_SQL.set(id, (query = balancesSql(mgmt, sql.dialect.name)))
+  const rows = await sql.all<Record<string, unknown>>(query.text, query.params(from, to))
   return rows.map((r) => ({
     organization: String(r.organization),
     account: String(r.account),

@@ -5,10 +5,12 @@
 // most (years + 11 + 30) rows per account, whatever the size of the register.
 // The account type is part of the key because the register row names it (data-format.md:
 // the cash kind is derived from it); a movement's day is its Период's date part, and the
-// empty date (0001-01-01T00:00:00) counts as 0001-01-01.
+// empty date (0001-01-01T00:00:00) counts as 0001-01-01. The running totals that the
+// statement reads (cash-cumulative.ts) are kept from the day rows in the same update.
 import type { DerivedTable } from '../../import/derived.js'
 import type { TableDef } from '../../store/schema.js'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
+import { cumulativeTables, rebuildCumulative, updateCumulative } from './cash-cumulative.js'
 
 export const TURNOVERS = 'cash_turnovers'
 const SOURCE = 'reg_cash'
@@ -60,6 +62,7 @@ async function rebuildAll(sql: SqlPort): Promise<void> {
         `FROM ${TURNOVERS} c WHERE c.level = '${from}' GROUP BY c.organization, c.account, c.account_type, substr(c.start, 1, ${width})`,
     )
   }
+  await rebuildCumulative(sql, TURNOVERS)
 }
 
 /** Rebuilds the day rows of the changed keys from the register, then their months and years. */
@@ -99,14 +102,23 @@ async function rebuildKeys(sql: SqlPort, keys: ReadonlySet<string>): Promise<voi
       [level],
     )
   }
+  // The running totals change from each key's earliest changed day on.
+  const earliest = new Map<string, [string, string, string, string]>()
+  for (const key of keys) {
+    const [organization = '', account = '', type = '', day = EMPTY_DAY] = key.split('\t')
+    const id = `${organization}\t${account}\t${type}`
+    const seen = earliest.get(id)
+    if (!seen || day < seen[3]) earliest.set(id, [organization, account, type, day])
+  }
+  await updateCumulative(sql, TURNOVERS, [...earliest.values()])
 }
 
 const tempDdl = `CREATE TEMP TABLE IF NOT EXISTS ${touched.name} (${touched.columns.map((c) => `${c.name} TEXT NOT NULL`).join(', ')}, PRIMARY KEY (${touched.primaryKey.join(', ')}));`
 
 export const cashTurnovers: DerivedTable = {
   name: TURNOVERS,
-  version: 1,
-  tables: [table],
+  version: 2,
+  tables: [table, ...cumulativeTables],
   source: SOURCE,
   // Covering: a day's rebuild reads one index range and never the register's rows.
   sourceIndexes: [[...KEY, 'period', 'movement', 'amount', 'amount_mgmt']],

@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { writeDemo } from '../../src/cli/demo.js'
+import { materials } from '../../src/endpoints/materials.js'
+import { dropReady, readReady, writeReady } from '../../src/endpoints/shared/ready-bytes.js'
+import { runComputed } from '../../src/pipeline/run.js'
+import { BLOB_CHUNK } from '../../src/store/blobs.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { materialsFixture } from '../fixtures/materials.js'
+import { uuid } from '../support/refs.js'
+import { BACKENDS, importFixture } from '../support/app.js'
+import { createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+const now = () => new Date('2026-11-20T12:00:00Z')
+
+/** The unfiltered answer's bytes, and whether they came from the store in chunks (ready) or were built whole. */
+async function unfiltered(sql: SqlPort): Promise<{ bytes: Buffer; ready: boolean }> {
+  const body = await runComputed(materials, new Map(), { sql, now })
+  if (Buffer.isBuffer(body)) return { bytes: body, ready: false }
+  const parts: Buffer[] = []
+  for await (const part of body) parts.push(part)
+  return { bytes: Buffer.concat(parts), ready: true }
+}
+
+class Undo extends Error {}
+
+/** What a request without the ready bytes prints: the per-request build (the drop is rolled back). */
+async function perRequest(sql: SqlPort): Promise<Buffer> {
+  let built: { bytes: Buffer; ready: boolean } | undefined
+  await assert.rejects(
+    sql.transaction(async () => {
+      await dropReady(sql, 'materials')
+      built = await unfiltered(sql)
+      throw new Undo()
+    }),
+    Undo,
+  )
+  assert.equal(built!.ready, false)
+  return built!.bytes
+}
+
+const generation = async (sql: SqlPort) =>
+  Number((await sql.all<{ g: number }>("SELECT MAX(gen) AS g FROM ready_answers WHERE name = 'materials'"))[0]!.g)
+
+const C = 'Справочник.'
+const plain = (type: string, key: string, name: string) => ({ type: C + type, ref: uuid(key), Код: key, Наименование: name })
+
+interface Node {
+  Код: string
+  ЕдиницаИзмерения?: string
+  ОсновнойПоставщик?: string
+  Дети?: Node[]
+}
+const find = (nodes: Node[], code: string): Node | undefined => {
+  for (const n of nodes) {
+    if (n.Код === code) return n
+    const inner = find(n.Дети ?? [], code)
+    if (inner) return inner
+  }
+  return undefined
+}
+
+for (const backend of BACKENDS) {
+  describe(`the unfiltered materials tree kept ready (${backend})`, () => {
+    let store: TestStore
+    let sql: SqlPort
+    before(async () => {
+      store = await createTestStore(backend)
+      sql = store.writer
+    })
+    after(async () => {
+      if (backend !== 'pglite') await sql.close()
+      await store.cleanup()
+    })
+
+    it('on demo data, the ready bytes are the bytes the per-request build prints', async () => {
+      const demo = await createTestStore(backend)
+      const sql = demo.writer
+      try {
+        await writeDemo(sql, 0.3, 7, true)
+        const served = await unfiltered(sql)
+        assert.equal(served.ready, true)
+        const built = await perRequest(sql)
+        assert.equal(served.bytes.toString('utf8'), built.toString('utf8'))
+        const { data, errors } = JSON.parse(served.bytes.toString('utf8')) as { data: Node[]; errors: unknown[] }
+        assert.deepEqual(errors, [])
+        const [count] = await sql.all<{ n: number }>("SELECT COUNT(*) AS n FROM api_materials WHERE role = 'element'")
+        const elements = (nodes: Node[]): number => nodes.reduce((n, x) => n + (x.Дети ? elements(x.Дети) : 1), 0)
+        assert.equal(elements(data), Number(count!.n))
+        assert.ok(Number(count!.n) > 100)
+      } finally {
+        if (backend !== 'pglite') await sql.close()
+        await demo.cleanup()
+      }
+    })
+
+    it('follows every import that changes what it prints, and only those', async () => {
+      assert.equal((await importFixture(sql, materialsFixture)).ok, true)
+      let g = await generation(sql)
+      const tree = async () => {
+        const served = await unfiltered(sql)
+        assert.equal(served.ready, true)
+        assert.equal(served.bytes.toString('utf8'), (await perRequest(sql)).toString('utf8'))
+        return (JSON.parse(served.bytes.toString('utf8')) as { data: Node[] }).data
+      }
+      assert.equal(find(await tree(), 'Н-001')?.ЕдиницаИзмерения, 'м')
+
+      // A unit renamed: the items measured in it print the new name.
+      assert.equal((await importFixture(sql, [plain('ЕдиницыИзмерения', 'unit-m', 'метр')])).ok, true)
+      assert.equal(await generation(sql), ++g)
+      assert.equal(find(await tree(), 'Н-001')?.ЕдиницаИзмерения, 'метр')
+      assert.equal(find(await tree(), 'Н-004')?.ЕдиницаИзмерения, 'шт')
+
+      // A counterparty no item names as its supplier, and a warehouse: nothing to rebuild.
+      assert.equal((await importFixture(sql, [plain('Контрагенты', 'sup-other', 'ИП Другой'), plain('Склады', 'wh-1', 'Склад')])).ok, true)
+      assert.equal(await generation(sql), g)
+
+      // A supplier renamed.
+      assert.equal((await importFixture(sql, [plain('Контрагенты', 'sup-metal', 'АО Металл')])).ok, true)
+      assert.equal(await generation(sql), ++g)
+      assert.equal(find(await tree(), 'Н-002')?.ОсновнойПоставщик, 'АО Металл')
+
+      // An item removed, then one added under a group: one rebuild per import transaction.
+      assert.equal((await importFixture(sql, [{ type: `${C}Номенклатура`, ref: uuid('e-bolt'), deleted: true }])).ok, true)
+      assert.equal(await generation(sql), ++g)
+      assert.equal(find(await tree(), 'Н-008'), undefined)
+      const added = { type: `${C}Номенклатура`, ref: uuid('e-new'), Код: 'Н-100', Наименование: 'Швеллер 10', ЭтоГруппа: false, Родитель: uuid('g-thin') }
+      const renamed = plain('ЕдиницыИзмерения', 'unit-pcs', 'штука')
+      assert.equal((await importFixture(sql, [added, renamed])).ok, true)
+      assert.equal(await generation(sql), ++g)
+      const thin = find(await tree(), 'Г-03')!
+      assert.deepEqual(thin.Дети!.map((n) => n.Код), ['Н-003', 'Н-100'])
+      assert.equal(find(await tree(), 'Н-004')?.ЕдиницаИзмерения, 'штука')
+    })
+
+    it('a filtered request keeps the per-request path', async () => {
+      const body = await runComputed(materials, new Map([['code', 'Н-001']]), { sql, now })
+      assert.equal(Buffer.isBuffer(body), true)
+      const { data } = JSON.parse((body as Buffer).toString('utf8')) as { data: Node[] }
+      assert.deepEqual(data.map((n) => n.Код), ['Г-01'])
+    })
+
+    it('a large answer is stored and read in chunks, byte for byte', async () => {
+      const bytes = Buffer.alloc(2 * BLOB_CHUNK + 5, 'Ж')
+      await sql.transaction(() => writeReady(sql, 'probe', bytes))
+      const chunks = await readReady(sql, 'probe')
+      const parts: Buffer[] = []
+      for await (const c of chunks!) parts.push(c)
+      assert.deepEqual(parts.map((p) => p.length), [BLOB_CHUNK, BLOB_CHUNK, 5])
+      assert.equal(Buffer.concat(parts).equals(bytes), true)
+      await dropReady(sql, 'probe')
+      assert.equal(await readReady(sql, 'probe'), undefined)
+    })
+
+    it('a read that started keeps its generation through one rewrite, and says so after two', async () => {
+      await writeReady(sql, 'probe', Buffer.from('[1]'))
+      const first = await readReady(sql, 'probe')
+      await writeReady(sql, 'probe', Buffer.from('[2]'))
+      const second = await readReady(sql, 'probe')
+      const text = async (chunks: AsyncIterable<Buffer> | undefined) => {
+        const parts: Buffer[] = []
+        for await (const c of chunks!) parts.push(c)
+        return Buffer.concat(parts).toString('utf8')
+      }
+      assert.equal(await text(first), '[1]')
+      await writeReady(sql, 'probe', Buffer.from('[3]'))
+      await writeReady(sql, 'probe', Buffer.from('[4]'))
+      await assert.rejects(text(second), /the ready probe answer was replaced while it was being sent; ask again/)
+      assert.equal(await text(await readReady(sql, 'probe')), '[4]')
+      await dropReady(sql, 'probe')
+    })
+  })
+}
