@@ -8,6 +8,7 @@ import { Authenticator } from '../auth/authenticator.js'
 import { ConnectionDrainer } from '../http/drain.js'
 import { buildServer } from '../http/server.js'
 import { READ_MODELS } from '../endpoints/index.js'
+import { outdated } from '../store/migrate.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
 import type { Executor } from '../serving/executor.js'
 import { inProcessExecutor } from '../serving/in-process.js'
@@ -84,9 +85,12 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const missing = await missingTrigramIndexes(store, READ_MODELS).catch(() => [])
   // An SQLite store from an earlier version lacks its FTS5 tables, and searches would fail on
   // them: the read-only server cannot create them, any writing command does.
-  if (missing.length > 0 && store.dialect.name === 'sqlite') {
+  // Likewise a store whose read models an earlier docgate wrote (no stored full forms, say).
+  const stale = await outdated(store).catch(() => [])
+  const what = missing.length > 0 && store.dialect.name === 'sqlite' ? 'its search index' : stale.length > 0 ? `its stored forms (${stale.join(', ')})` : undefined
+  if (what !== undefined) {
     await store.close()
-    throw new Error(`the store predates its search index; run \`docgate users list --db ${flags.db ?? 'DB'}\` (any writing command) once to bring it up to date`)
+    throw new Error(`the store predates ${what}; run \`docgate users list --db ${flags.db ?? 'DB'}\` (any writing command) once to bring it up to date`)
   }
   if (missing.length > 0) logger.warn({ missing }, `${trigramsMissing}: substring filters of 3+ characters scan their tables`)
   const users = new UserSnapshot(store, (err) => logger.error({ err }, 'users refresh failed'))

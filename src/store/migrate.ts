@@ -7,7 +7,7 @@ import { DERIVED_TABLES } from '../import/derived.js'
 import type { DerivedTable } from '../import/derived.js'
 import { FULL_COLUMNS } from '../endpoints/full-forms.js'
 import { rebuildReadModels } from '../import/read-models.js'
-import { migrateReady } from '../import/ready.js'
+import { READY_ANSWERS, migrateReady } from '../import/ready.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
 import type { SqlPort } from './sql.js'
@@ -80,6 +80,19 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
   await migrateDerived(sql, DERIVED_TABLES)
   await migrateReady(sql, stale.map((m) => m.table))
+}
+
+/**
+ * What a writing command's migrate would still rebuild: read models, derived tables and
+ * ready answers stored by an earlier definition. A read-only server cannot rebuild them,
+ * and would print old forms or fail on a missing column.
+ */
+export async function outdated(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS): Promise<string[]> {
+  const stale: string[] = []
+  for (const model of models) if ((await getMeta(sql, `read_model:${model.table}`)) !== signature(model)) stale.push(model.table)
+  for (const d of DERIVED_TABLES) if ((await getMeta(sql, `derived:${d.name}`)) !== derivedSignature(d)) stale.push(d.name)
+  for (const answer of READY_ANSWERS) if ((await getMeta(sql, `ready:${answer.name}`)) !== String(answer.version)) stale.push(answer.name)
+  return stale
 }
 
 const derivedSignature = (d: DerivedTable): string =>

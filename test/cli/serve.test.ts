@@ -42,4 +42,25 @@ describe('docgate serve', () => {
     assert.equal(code, 0)
     await assert.rejects(fetch(`${url}/main/hs/health`, { headers: auth }))
   })
+
+  it('refuses a store whose read models an earlier docgate wrote, naming the command that updates it', async () => {
+    const db = join(tempDir(), 'old.db')
+    const sql = await openWritable(db)
+    await putUser(sql, 'оператор', await hashPassword('пароль', { logN: 10 }), ['*'])
+    // As an earlier definition of the payments read model would have left it.
+    await sql.run("UPDATE meta SET value = 'earlier' WHERE key = 'read_model:api_payments'")
+    await sql.close()
+
+    const refused = startServe(['--db', db, '--port', '0'])
+    const [code] = await refused.exited
+    assert.equal(code, 1)
+    assert.match(refused.errors(), new RegExp(`the store predates its stored forms \\(api_payments\\); run \`docgate users list --db ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``))
+
+    // Any writing command migrates it; then it serves.
+    await (await openWritable(db)).close()
+    const server = startServe(['--db', db, '--port', '0'])
+    await server.until(LISTENING)
+    server.child.kill('SIGTERM')
+    assert.equal((await server.exited)[0], 0)
+  })
 })

@@ -16,12 +16,16 @@ export interface ServeProcess {
   /** Resolves with the first match of `re` in stdout so far or to come (15 s at most). */
   until(re: RegExp): Promise<RegExpExecArray>
   output(): string
+  /** Standard error so far. */
+  errors(): string
 }
 
 export function startServe(args: readonly string[]): ServeProcess {
   const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' } })
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+  let err = ''
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()))
   const exited = once(child, 'exit')
   const until = (re: RegExp) =>
     new Promise<RegExpExecArray>((resolve, reject) => {
@@ -36,5 +40,5 @@ export function startServe(args: readonly string[]): ServeProcess {
       child.stdout.on('data', look)
       look()
     })
-  return { child, exited, until, output: () => out }
+  return { child, exited, until, output: () => out, errors: () => err }
 }
