@@ -40,6 +40,7 @@ export class ImportBatch {
   /** Brings read models and derived tables up to date; returns the dangling-reference warning, if any. */
   async finish(): Promise<string | undefined> {
     const w = this.#writer
+    await w.flush()
     await rebuildReadModels(this.#sql, READ_MODELS, { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched })
     await this.#derived.update()
     const dangling = await danglingRefs(this.#sql, w.refsSeen)

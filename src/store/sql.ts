@@ -53,6 +53,16 @@ export interface SqlPort {
   /** Bulk insert (import), done the way the engine is fastest: multi-row statements over the
    *  network (PostgreSQL), one prepared single-row statement per row in-process (SQLite). */
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
+  /** Bulk insert that replaces the other columns of a row whose `key` columns are stored
+   *  already; no two rows may share a key. Done the way insertRows is. */
+  upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
+  /** Bulk insert of the rows whose key (the first column, a primary key) is not stored yet;
+   *  no two rows may share a key. Returns the keys it inserted. */
+  insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>>
+  /** `SELECT columns FROM table WHERE column IN keys`, in one statement where the engine gains by it. */
+  selectIn<T = Row>(table: string, columns: readonly string[], column: string, keys: readonly string[]): Promise<T[]>
+  /** `DELETE FROM table WHERE column IN keys`, returning the `returning` columns of the rows it deleted. */
+  deleteIn(table: string, column: string, keys: readonly string[], returning?: readonly string[]): Promise<Row[]>
   exec(script: string): Promise<void>
   transaction<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>
