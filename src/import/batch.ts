@@ -42,6 +42,8 @@ export class ImportBatch {
     const w = this.#writer
     await w.flush()
     await rebuildReadModels(this.#sql, READ_MODELS, { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched })
+    const settle = this.#sql.dialect.trigram.settle
+    if (settle) await this.#sql.all(settle)
     await this.#derived.update()
     const dangling = await danglingRefs(this.#sql, w.refsSeen)
     if (dangling.length === 0) return undefined

@@ -37,6 +37,12 @@ export interface TrigramDialect {
     forget(table: string, columns: readonly string[], where?: string): string
     remember(table: string, columns: readonly string[], where?: string): string
   }
+  /**
+   * Run after an import's read-model writes where the engine buffers index entries for
+   * later (PostgreSQL's GIN pending lists): merges them, so that searches read the index
+   * rather than scan the buffer, and planners cost the index as it is.
+   */
+  readonly settle?: string
   /** Names of the index structures `create` makes, to check that they exist. */
   names(table: string, columns: readonly string[]): string[]
   /** SQL listing the names of existing trigram structures, one per row as `name`. */
