@@ -97,7 +97,7 @@ if (pgUrl) {
       await admin.query(`CREATE DATABASE ${name}`)
       const u = new URL(pgUrl)
       u.pathname = `/${name}`
-      return { location: u.toString(), drop: async () => void (await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) }
+      return { location: u.toString(), drop: async () => void (await admin.query(`DROP DATABASE IF EXISTS ${name}`)) }
     })
   } finally {
     await admin.end()
