@@ -21,6 +21,7 @@ export function timedSql(sql: SqlPort, observe: (seconds: number) => void): SqlP
     insertNew: (table, columns, rows) => sql.insertNew(table, columns, rows),
     selectIn: (table, columns, column, keys) => timed(sql.selectIn(table, columns, column, keys)),
     deleteIn: (table, column, keys, returning) => sql.deleteIn(table, column, keys, returning),
+    writeBehind: (work) => sql.writeBehind(work),
     exec: (script) => sql.exec(script),
     transaction: (work) => sql.transaction(work),
     close: () => sql.close(),

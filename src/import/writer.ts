@@ -6,7 +6,9 @@
 // network every statement is a round trip. Within one buffer every object ref and every
 // (register, recorder) is distinct, so the writes of different entries touch different
 // rows and their order does not matter; an entry that repeats one, a delete, and `flush`
-// write the buffer first, so later operations always see earlier ones.
+// write the buffer first, so later operations always see earlier ones. Where the engine
+// runs apart (PostgreSQL), a full buffer is written while the next one fills; the next
+// write, and anything that reads, waits for it.
 import { OWNER_LINKS, objectType } from '../model/objects.js'
 import type { ObjectType } from '../model/define.js'
 import type { Operation } from './validate.js'
@@ -65,6 +67,8 @@ export class Writer {
   #records = new Map<string, Records>()
   #rows = 0
   #bytes = 0
+  /** The buffer the store is still writing, if any. */
+  #writing: Promise<void> | undefined
 
   constructor(sql: SqlPort, derived?: DerivedChanges) {
     this.#sql = sql
@@ -91,19 +95,36 @@ export class Writer {
       for (const part of op.tabular) this.#rows += part.rows.length
       for (const data of op.blobs.values()) this.#bytes += data.length
     }
-    if (this.#rows >= MAX_ROWS || this.#bytes >= MAX_BYTES) await this.flush()
+    if (this.#rows >= MAX_ROWS || this.#bytes >= MAX_BYTES) await this.#handOver()
   }
 
-  /** Writes whatever is buffered; due before anything reads what was applied. */
+  /** Writes whatever is buffered and waits for it; due before anything reads what was applied. */
   async flush(): Promise<void> {
+    await this.#handOver()
+    await this.#caughtUp()
+  }
+
+  /** Hands the buffer to the store once the previous one is written; the caller may go on meanwhile. */
+  async #handOver(): Promise<void> {
+    await this.#caughtUp()
     const upserts = [...this.#upserts.values()]
     const records = [...this.#records.values()]
     this.#upserts.clear()
     this.#records.clear()
     this.#rows = 0
     this.#bytes = 0
-    if (upserts.length > 0) await this.#writeObjects(upserts)
-    if (records.length > 0) await this.#writeRecords(records)
+    if (upserts.length === 0 && records.length === 0) return
+    const { done } = await this.#sql.writeBehind(async () => {
+      if (upserts.length > 0) await this.#writeObjects(upserts)
+      if (records.length > 0) await this.#writeRecords(records)
+    })
+    this.#writing = done
+  }
+
+  async #caughtUp(): Promise<void> {
+    const writing = this.#writing
+    this.#writing = undefined
+    await writing
   }
 
   async #writeObjects(ops: readonly Upsert[]): Promise<void> {

@@ -120,6 +120,7 @@ export class PgStore implements SqlPort {
   #named: PgNamedQueryable | undefined
   #close: () => Promise<void>
   #types = new Map<string, Map<string, string>>()
+  #behind = new Set<Promise<void>>()
 
   /** `named`: the queryable is `pg`, which prepares named statements (PGlite does not). */
   constructor(db: PgQueryable, options: { readonly?: boolean; close?: () => Promise<void>; named?: boolean } = {}) {
@@ -236,6 +237,19 @@ export class PgStore implements SqlPort {
     return decode(out)
   }
 
+  async writeBehind(work: () => Promise<void>): Promise<{ readonly done: Promise<void> }> {
+    const done = work()
+    this.#behind.add(done)
+    const settled = () => void this.#behind.delete(done)
+    done.then(settled, settled)
+    return { done }
+  }
+
+  /** Waits for the writes still running behind the caller; rejects with the first that failed. */
+  async #caughtUp(): Promise<void> {
+    for (const done of [...this.#behind]) await done
+  }
+
   async exec(script: string): Promise<void> {
     if (this.#db.exec) await this.#db.exec(script)
     else await this.#db.query(script)
@@ -245,9 +259,12 @@ export class PgStore implements SqlPort {
     await this.exec('BEGIN')
     try {
       const result = await work()
+      await this.#caughtUp()
       await this.exec('COMMIT')
       return result
     } catch (err) {
+      // A write still running would go on after the ROLLBACK, outside any transaction.
+      await this.#caughtUp().catch(() => {})
       await this.exec('ROLLBACK').catch(() => {})
       throw err
     }

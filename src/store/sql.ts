@@ -69,6 +69,13 @@ export interface SqlPort {
   selectIn<T = Row>(table: string, columns: readonly string[], column: string, keys: readonly string[]): Promise<T[]>
   /** `DELETE FROM table WHERE column IN keys`, returning the `returning` columns of the rows it deleted. */
   deleteIn(table: string, column: string, keys: readonly string[], returning?: readonly string[]): Promise<Row[]>
+  /**
+   * Runs `work`, a batch of import writes, beside the caller where the engine gains by it
+   * (PostgreSQL: the server writes while the caller reads and checks the next lines) and
+   * resolves at once with its `done`; elsewhere resolves when it is done. The transaction
+   * it runs in waits for it before it ends, and fails with it.
+   */
+  writeBehind(work: () => Promise<void>): Promise<{ readonly done: Promise<void> }>
   exec(script: string): Promise<void>
   transaction<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>

@@ -157,6 +157,12 @@ export class SqliteStore implements SqlPort {
     return rows
   }
 
+  // In-process and synchronous: nothing to overlap with.
+  async writeBehind(work: () => Promise<void>): Promise<{ readonly done: Promise<void> }> {
+    await work()
+    return { done: Promise.resolve() }
+  }
+
   async exec(script: string): Promise<void> {
     this.db.exec(script)
   }

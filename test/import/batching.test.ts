@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { cashTurnovers } from '../../src/endpoints/shared/cash-turnovers.js'
-import type { SqlPort } from '../../src/store/sql.js'
+import type { SqlPort, SqlValue } from '../../src/store/sql.js'
 import { recordSet } from '../fixtures/cashflows.js'
 import { importFixture } from '../support/app.js'
 import { BACKENDS, createTestStore } from '../support/stores.js'
@@ -90,6 +90,29 @@ for (const backend of BACKENDS) describe(`${backend}: one file writes as its lin
     assert.equal(incremental.length, 3)
     await sql.transaction(() => cashTurnovers.update(sql, 'all'))
     assert.deepEqual(incremental, await turnovers())
+  })
+
+  it('a write that fails while the next lines are read fails the whole file and leaves nothing', async () => {
+    // The tabular rows of one document cannot be written; the buffer holding them is written
+    // while the file goes on (PostgreSQL) and its error must still reach the caller.
+    const failing = new Proxy(sql, {
+      get(target, key) {
+        if (key === 'insertRows') {
+          return async (table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]) => {
+            if (table === 'doc_demands_materials') throw new Error('диск недоступен')
+            return target.insertRows(table, columns, rows)
+          }
+        }
+        const value: unknown = Reflect.get(target, key, target)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const lines = [demand('t', [1]), ...Array.from({ length: 25_000 }, (_, i) => wh(`w${i}`, `Склад ${i}`))]
+    await assert.rejects(importFixture(failing, lines), { message: 'диск недоступен' })
+    assert.deepEqual(await sql.all('SELECT COUNT(*) AS n FROM objects'), [{ n: 0 }])
+    assert.deepEqual(await sql.all('SELECT COUNT(*) AS n FROM cat_warehouses'), [{ n: 0 }])
+    assert.equal((await importFixture(sql, [wh('a', 'А')])).ok, true)
+    assert.deepEqual(await sql.all('SELECT name FROM cat_warehouses'), [{ name: 'А' }])
   })
 
   it('a file whose rows need more than 65,535 parameters in one batch stores every row', async () => {
