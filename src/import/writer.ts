@@ -22,8 +22,9 @@ type Rows = SqlValue[][]
 
 /** Buffered rows (objects, tabular and register rows) that make the buffer full. */
 const MAX_ROWS = 10_000
-/** Buffered attachment bytes that make it full, and the bytes of chunks sent in one statement. */
+/** Buffered attachment bytes that make it full. */
 const MAX_BYTES = 32 * 1024 * 1024
+/** Attachment chunks sent in one statement: about 8 MiB. */
 const CHUNKS_PER_STATEMENT = Math.max(1, Math.floor((8 * 1024 * 1024) / BLOB_CHUNK))
 
 /** Rows grouped by table and column list, in first-seen order. */
@@ -181,17 +182,12 @@ export class Writer {
       ['ref'],
       ops.map((op) => [op.ref, op.type, op.presentation, op.date]),
     )
-    const owners = new Map<string, string[]>()
-    const add = (table: string, ref: string) => {
-      const list = owners.get(table)
-      if (list) list.push(ref)
-      else owners.set(table, [ref])
-    }
-    for (const op of ops) {
-      for (const col of op.blobs.keys()) add(chunkTable(op.decl.table, col), op.ref)
-      for (const part of op.tabular) add(part.table, op.ref)
-    }
-    for (const [table, refs] of owners) await sql.deleteIn(table, 'owner', refs)
+    // Their content and tabular rows are replaced whole, as the lines give them.
+    const owned = ops.flatMap((op) => [
+      ...[...op.blobs.keys()].map((col) => ({ table: chunkTable(op.decl.table, col), ref: op.ref })),
+      ...op.tabular.map((part) => ({ table: part.table, ref: op.ref })),
+    ])
+    for (const [table, list] of group(owned, (o) => o.table)) await sql.deleteIn(table, 'owner', list.map((o) => o.ref))
   }
 
   async #storedTypes(refs: readonly string[]): Promise<Map<string, string>> {
