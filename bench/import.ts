@@ -2,10 +2,13 @@
 // then the floor of that figure for each file: what JSON.parse alone costs per line, and
 // what the table writes alone cost (no validation, read models, derived tables or
 // reference check), each measured on its own.
-// Environment: BENCH_SCALE (default 1).
+// Environment: BENCH_SCALE (default 1); DOCGATE_BENCH_PG_URL or DOCGATE_TEST_PG_URL (also
+// measure on PostgreSQL, in databases created there and dropped).
+import { randomBytes } from 'node:crypto'
 import { createWriteStream, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
+import pg from 'pg'
 import { demoFiles } from '../src/demo/generate.js'
 import { readEntries } from '../src/import/read.js'
 import { importEntries } from '../src/import/run.js'
@@ -31,44 +34,72 @@ for (const file of demoFiles({ scale, seed: 1 })) {
   files.push({ name: file.name, path, objects })
 }
 
-const sql = await openWritable(join(dir, 'bench.db'))
 console.log(`demo scale ${scale}: ${files.reduce((n, f) => n + f.objects, 0)} objects in ${files.length} files`)
-console.log(`${'file'.padEnd(36)}${'objects'.padStart(10)}${'seconds'.padStart(10)}${'objects/s'.padStart(12)}`)
-let total = 0
-let totalSeconds = 0
-for (const f of files) {
-  const t0 = process.hrtime.bigint()
-  const report = await importEntries(sql, readEntries(f.path))
-  const s = Number(process.hrtime.bigint() - t0) / 1e9
-  if (!report.ok) throw new Error(`${f.name} rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
-  total += f.objects
-  totalSeconds += s
-  console.log(`${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s).toString().padStart(12)}`)
-}
-console.log(`${'total'.padEnd(36)}${String(total).padStart(10)}${totalSeconds.toFixed(2).padStart(10)}${Math.round(total / totalSeconds).toString().padStart(12)}`)
-await sql.close()
 
-const perLine = (ns: bigint, n: number): string => (Number(ns) / 1000 / n).toFixed(1).padStart(10)
-console.log('\nfloor, microseconds per object:')
-console.log(`${'file'.padEnd(36)}${'parse'.padStart(10)}${'write'.padStart(10)}${'objects/s'.padStart(12)}`)
-const floor = await openWritable(join(dir, 'floor.db'))
-for (const f of files) {
-  const lines = readFileSync(f.path, 'utf8').split('\n').filter((l) => l !== '')
-  let t0 = process.hrtime.bigint()
-  const values = lines.map((l) => JSON.parse(l) as unknown)
-  const parse = process.hrtime.bigint() - t0
-  const ops: Operation[] = []
-  for (const v of values) {
-    const checked = validate(v)
-    if (checked.ok) ops.push(checked.operation)
+async function measure(engine: string, db: () => Promise<{ location: string; drop: () => Promise<void> }>): Promise<void> {
+  console.log(`\n${engine}`)
+  const target = await db()
+  const sql = await openWritable(target.location)
+  console.log(`${'file'.padEnd(36)}${'objects'.padStart(10)}${'seconds'.padStart(10)}${'objects/s'.padStart(12)}`)
+  let total = 0
+  let totalSeconds = 0
+  for (const f of files) {
+    const t0 = process.hrtime.bigint()
+    const report = await importEntries(sql, readEntries(f.path))
+    const s = Number(process.hrtime.bigint() - t0) / 1e9
+    if (!report.ok) throw new Error(`${f.name} rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
+    total += f.objects
+    totalSeconds += s
+    console.log(`${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s).toString().padStart(12)}`)
   }
-  t0 = process.hrtime.bigint()
-  await floor.transaction(async () => {
-    const writer = new Writer(floor)
-    for (const op of ops) await writer.apply(op)
-  })
-  const write = process.hrtime.bigint() - t0
-  const best = Math.round((f.objects * 1e9) / Number(parse + write))
-  console.log(`${f.name.padEnd(36)}${perLine(parse, f.objects)}${perLine(write, f.objects)}${String(best).padStart(12)}`)
+  console.log(`${'total'.padEnd(36)}${String(total).padStart(10)}${totalSeconds.toFixed(2).padStart(10)}${Math.round(total / totalSeconds).toString().padStart(12)}`)
+  await sql.close()
+  await target.drop()
+
+  const perLine = (ns: bigint, n: number): string => (Number(ns) / 1000 / n).toFixed(1).padStart(10)
+  console.log('\nfloor, microseconds per object:')
+  console.log(`${'file'.padEnd(36)}${'parse'.padStart(10)}${'write'.padStart(10)}${'objects/s'.padStart(12)}`)
+  const floorTarget = await db()
+  const floor = await openWritable(floorTarget.location)
+  for (const f of files) {
+    const lines = readFileSync(f.path, 'utf8').split('\n').filter((l) => l !== '')
+    let t0 = process.hrtime.bigint()
+    const values = lines.map((l) => JSON.parse(l) as unknown)
+    const parse = process.hrtime.bigint() - t0
+    const ops: Operation[] = []
+    for (const v of values) {
+      const checked = validate(v)
+      if (checked.ok) ops.push(checked.operation)
+    }
+    t0 = process.hrtime.bigint()
+    await floor.transaction(async () => {
+      const writer = new Writer(floor)
+      for (const op of ops) await writer.apply(op)
+      await writer.flush()
+    })
+    const write = process.hrtime.bigint() - t0
+    const best = Math.round((f.objects * 1e9) / Number(parse + write))
+    console.log(`${f.name.padEnd(36)}${perLine(parse, f.objects)}${perLine(write, f.objects)}${String(best).padStart(12)}`)
+  }
+  await floor.close()
+  await floorTarget.drop()
 }
-await floor.close()
+
+let n = 0
+await measure('SQLite', async () => ({ location: join(dir, `bench-${++n}.db`), drop: async () => {} }))
+const pgUrl = process.env.DOCGATE_BENCH_PG_URL ?? process.env.DOCGATE_TEST_PG_URL
+if (pgUrl) {
+  const admin = new pg.Client({ connectionString: pgUrl })
+  await admin.connect()
+  try {
+    await measure('PostgreSQL', async () => {
+      const name = `docgate_bench_${randomBytes(4).toString('hex')}`
+      await admin.query(`CREATE DATABASE ${name}`)
+      const u = new URL(pgUrl)
+      u.pathname = `/${name}`
+      return { location: u.toString(), drop: async () => void (await admin.query(`DROP DATABASE IF EXISTS ${name}`)) }
+    })
+  } finally {
+    await admin.end()
+  }
+}

@@ -41,8 +41,11 @@ export class ImportBatch {
   /** Brings read models and derived tables up to date; returns the dangling-reference warning, if any. */
   async finish(): Promise<string | undefined> {
     const w = this.#writer
+    await w.flush()
     const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
     await rebuildReadModels(this.#sql, READ_MODELS, touched)
+    const settle = this.#sql.dialect.trigram.settle
+    if (settle) await this.#sql.all(settle)
     await this.#derived.update()
     await refreshReadyAnswers(this.#sql, touched)
     const dangling = await danglingRefs(this.#sql, w.refsSeen)

@@ -1,12 +1,58 @@
 // Applies validated operations to the store inside the caller's transaction, and keeps
 // the set of references whose printed form may have changed (for the read models).
+//
+// Objects and record sets are buffered and written a batch at a time with one bulk
+// statement per table (the store port does each the way its engine is fastest): over a
+// network every statement is a round trip. Within one buffer every object ref and every
+// (register, recorder) is distinct, so the writes of different entries touch different
+// rows and their order does not matter; an entry that repeats one, a delete, and `flush`
+// write the buffer first, so later operations always see earlier ones. Where the engine
+// runs apart (PostgreSQL), a full buffer is written while the next one fills; the next
+// write, and anything that reads, waits for it.
 import { OWNER_LINKS, objectType } from '../model/objects.js'
+import type { ObjectType } from '../model/define.js'
 import type { Operation } from './validate.js'
-import { chunkRows, chunkTable } from '../store/blobs.js'
+import { BLOB_CHUNK, chunkRows, chunkTable } from '../store/blobs.js'
 import type { SqlPort, SqlValue } from '../store/sql.js'
 import type { DerivedChanges } from './derived.js'
 
-const placeholders = (n: number): string => Array.from({ length: n }, () => '?').join(', ')
+type Upsert = Extract<Operation, { op: 'upsert' }>
+type Records = Extract<Operation, { op: 'records' }>
+type Rows = SqlValue[][]
+
+/** Buffered rows (objects, tabular and register rows) that make the buffer full. */
+const MAX_ROWS = 10_000
+/** Buffered attachment bytes that make it full. */
+const MAX_BYTES = 32 * 1024 * 1024
+/** Attachment chunks sent in one statement: about 8 MiB. */
+const CHUNKS_PER_STATEMENT = Math.max(1, Math.floor((8 * 1024 * 1024) / BLOB_CHUNK))
+
+/** Rows grouped by table and column list, in first-seen order. */
+class Groups {
+  readonly #groups = new Map<string, { table: string; columns: readonly string[]; rows: Rows }>()
+
+  add(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): void {
+    const id = `${table}(${columns.join(',')})`
+    let group = this.#groups.get(id)
+    if (!group) this.#groups.set(id, (group = { table, columns, rows: [] }))
+    for (const row of rows) group.rows.push(row as SqlValue[])
+  }
+
+  [Symbol.iterator]() {
+    return this.#groups.values()
+  }
+}
+
+const group = <K, V>(items: Iterable<V>, key: (v: V) => K): Map<K, V[]> => {
+  const out = new Map<K, V[]>()
+  for (const item of items) {
+    const k = key(item)
+    const list = out.get(k)
+    if (list) list.push(item)
+    else out.set(k, [item])
+  }
+  return out
+}
 
 export class Writer {
   readonly touched = new Set<string>()
@@ -16,9 +62,14 @@ export class Writer {
   /** Some owner (an attachment's document, a payment record's request) was touched through a link. */
   ownersTouched = false
   #sql: SqlPort
-  #upserts = new Map<string, string>()
-
   #derived: DerivedChanges | undefined
+
+  #upserts = new Map<string, Upsert>()
+  #records = new Map<string, Records>()
+  #rows = 0
+  #bytes = 0
+  /** The buffer the store is still writing, if any. */
+  #writing: Promise<void> | undefined
 
   constructor(sql: SqlPort, derived?: DerivedChanges) {
     this.#sql = sql
@@ -26,86 +77,169 @@ export class Writer {
   }
 
   async apply(op: Operation): Promise<void> {
-    if (op.op === 'records') return this.#records(op)
-    this.touchedTypes.add(op.type)
-    this.touched.add(op.ref)
-    if (op.op === 'delete') {
-      const oldType = await this.#storedType(op.ref)
-      if (oldType !== undefined) await this.#remove(op.ref, oldType)
-      return
+    if (op.op === 'records') {
+      const id = `${op.decl.table}\0${op.recorder}`
+      if (this.#records.has(id)) await this.flush()
+      this.#records.set(id, op)
+      this.#rows += op.rows.length + 1
+    } else {
+      this.touchedTypes.add(op.type)
+      this.touched.add(op.ref)
+      if (op.op === 'delete' || this.#upserts.has(op.ref)) await this.flush()
+      if (op.op === 'delete') {
+        const oldType = (await this.#storedTypes([op.ref])).get(op.ref)
+        if (oldType !== undefined) await this.#remove(op.ref, oldType)
+        return
+      }
+      this.#upserts.set(op.ref, op)
+      this.#rows += 1
+      for (const part of op.tabular) this.#rows += part.rows.length
+      for (const data of op.blobs.values()) this.#bytes += data.length
     }
-    // Most imported objects are new: claiming the ref first spares them a lookup.
-    const fresh =
-      (await this.#sql.run('INSERT INTO objects (ref, type, presentation, date) VALUES (?, ?, ?, ?) ON CONFLICT (ref) DO NOTHING', [
-        op.ref,
-        op.type,
-        op.presentation,
-        op.date,
-      ])) === 1
-    const oldType = fresh ? undefined : await this.#storedType(op.ref)
-    if (oldType !== undefined) {
+    if (this.#rows >= MAX_ROWS || this.#bytes >= MAX_BYTES) await this.#handOver()
+  }
+
+  /** Writes whatever is buffered and waits for it; due before anything reads what was applied. */
+  async flush(): Promise<void> {
+    await this.#handOver()
+    await this.#caughtUp()
+  }
+
+  /** Hands the buffer to the store once the previous one is written; the caller may go on meanwhile. */
+  async #handOver(): Promise<void> {
+    await this.#caughtUp()
+    const upserts = [...this.#upserts.values()]
+    const records = [...this.#records.values()]
+    this.#upserts.clear()
+    this.#records.clear()
+    this.#rows = 0
+    this.#bytes = 0
+    if (upserts.length === 0 && records.length === 0) return
+    const { done } = await this.#sql.writeBehind(async () => {
+      if (upserts.length > 0) await this.#writeObjects(upserts)
+      if (records.length > 0) await this.#writeRecords(records)
+    })
+    this.#writing = done
+  }
+
+  async #caughtUp(): Promise<void> {
+    const writing = this.#writing
+    this.#writing = undefined
+    await writing
+  }
+
+  async #writeObjects(ops: readonly Upsert[]): Promise<void> {
+    const sql = this.#sql
+    // Most imported objects are new: claiming their refs first spares them a lookup.
+    const fresh = await sql.insertNew(
+      'objects',
+      ['ref', 'type', 'presentation', 'date'],
+      ops.map((op) => [op.ref, op.type, op.presentation, op.date]),
+    )
+    const stored = ops.filter((op) => !fresh.has(op.ref))
+    if (stored.length > 0) await this.#replacing(stored)
+
+    const headers = new Groups()
+    const parts = new Groups()
+    const chunks = new Map<string, Rows>()
+    for (const op of ops) {
+      headers.add(op.decl.table, op.columns, [op.values as SqlValue[]])
+      for (const part of op.tabular) if (part.rows.length > 0) parts.add(part.table, part.columns, part.rows)
+      for (const [col, data] of op.blobs) {
+        const table = chunkTable(op.decl.table, col)
+        const rows = chunks.get(table) ?? []
+        rows.push(...chunkRows(op.ref, data))
+        chunks.set(table, rows)
+      }
+      this.#touchOwnerValues(op.decl.table, op.columns, op.values)
+      for (const r of op.refs) this.refsSeen.add(r)
+    }
+    for (const g of headers) await sql.upsertRows(g.table, g.columns, ['ref'], g.rows)
+    for (const g of parts) await sql.insertRows(g.table, g.columns, g.rows)
+    // Attachment content goes a few chunks per statement: one statement for all of them
+    // would bind the whole buffer's megabytes at once.
+    for (const [table, rows] of chunks) {
+      for (let i = 0; i < rows.length; i += CHUNKS_PER_STATEMENT) {
+        await sql.insertRows(table, ['owner', 'seq', 'chunk'], rows.slice(i, i + CHUNKS_PER_STATEMENT))
+      }
+    }
+  }
+
+  /** Stored objects being written again: what they were is cleared (or moved) first. */
+  async #replacing(ops: readonly Upsert[]): Promise<void> {
+    const sql = this.#sql
+    const types = await this.#storedTypes(ops.map((op) => op.ref))
+    const same: Upsert[] = []
+    for (const op of ops) {
+      const oldType = types.get(op.ref)!
       if (objectType(oldType)?.table !== op.decl.table) await this.#remove(op.ref, oldType, false)
-      else await this.#touchOwners(op.decl.table, 'ref', op.ref)
-      await this.#sql.run('UPDATE objects SET type = ?, presentation = ?, date = ? WHERE ref = ?', [op.type, op.presentation, op.date, op.ref])
+      else same.push(op)
     }
-    await this.#sql.run(this.#upsertSql(op.decl.table, op.columns, ['ref']), op.values)
-    for (const [col, data] of op.blobs) {
-      const table = chunkTable(op.decl.table, col)
-      if (oldType !== undefined) await this.#sql.run(`DELETE FROM ${table} WHERE owner = ?`, [op.ref])
-      // One chunk per statement: a multi-row insert would bind tens of megabytes at once.
-      for (const row of chunkRows(op.ref, data)) await this.#sql.run(`INSERT INTO ${table} (owner, seq, chunk) VALUES (?, ?, ?)`, row)
-    }
-    for (const part of op.tabular) {
-      // A new object has no rows to replace (the common case of a first import).
-      if (oldType !== undefined) await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [op.ref])
-      if (part.rows.length > 0) await this.#sql.insertRows(part.table, part.columns, part.rows)
-    }
-    this.#touchOwnerValues(op.decl.table, op.columns, op.values)
-    for (const r of op.refs) this.refsSeen.add(r)
+    for (const [table, list] of group(same, (op) => op.decl.table)) await this.#touchOwners(table, list.map((op) => op.ref))
+    await sql.upsertRows(
+      'objects',
+      ['ref', 'type', 'presentation', 'date'],
+      ['ref'],
+      ops.map((op) => [op.ref, op.type, op.presentation, op.date]),
+    )
+    // Their content and tabular rows are replaced whole, as the lines give them.
+    const owned = ops.flatMap((op) => [
+      ...[...op.blobs.keys()].map((col) => ({ table: chunkTable(op.decl.table, col), ref: op.ref })),
+      ...op.tabular.map((part) => ({ table: part.table, ref: op.ref })),
+    ])
+    for (const [table, list] of group(owned, (o) => o.table)) await sql.deleteIn(table, 'owner', list.map((o) => o.ref))
   }
 
-  async #storedType(ref: string): Promise<string | undefined> {
-    const stored = await this.#sql.all<{ type: string }>('SELECT type FROM objects WHERE ref = ?', [ref])
-    const type = stored[0]?.type
-    if (type !== undefined) this.touchedTypes.add(type)
-    return type
+  async #storedTypes(refs: readonly string[]): Promise<Map<string, string>> {
+    const stored = await this.#sql.selectIn<{ ref: string; type: string }>('objects', ['ref', 'type'], 'ref', refs)
+    const types = new Map<string, string>()
+    for (const { ref, type } of stored) {
+      types.set(ref, type)
+      this.touchedTypes.add(type)
+    }
+    return types
   }
 
-  async #records(op: Extract<Operation, { op: 'records' }>): Promise<void> {
-    const table = op.decl.table
-    // The replaced rows go in one statement that also reports what they pointed to: the
-    // owners to re-print and the derived rows to recompute.
-    const links = OWNER_LINKS[table] ?? []
-    const report = [...new Set([...links, ...(this.#derived?.columnsOf(table) ?? [])])]
-    if (report.length === 0) await this.#sql.run(`DELETE FROM ${table} WHERE recorder = ?`, [op.recorder])
-    else {
-      const old = await this.#sql.all<Record<string, SqlValue>>(`DELETE FROM ${table} WHERE recorder = ? RETURNING ${report.join(', ')}`, [op.recorder])
-      for (const row of old) for (const col of links) if (row[col]) this.#touchOwner(row[col] as string)
-      this.#derived?.removed(table, old)
+  async #writeRecords(ops: readonly Records[]): Promise<void> {
+    const sql = this.#sql
+    for (const [table, list] of group(ops, (op) => op.decl.table)) {
+      // The replaced rows go in one statement that also reports what they pointed to: the
+      // owners to re-print and the derived rows to recompute.
+      const links = OWNER_LINKS[table] ?? []
+      const report = [...new Set([...links, ...(this.#derived?.columnsOf(table) ?? [])])]
+      const old = await sql.deleteIn(table, 'recorder', list.map((op) => op.recorder), report)
+      if (report.length > 0) {
+        for (const row of old) for (const col of links) if (row[col]) this.#touchOwner(row[col] as string)
+        this.#derived?.removed(table, old)
+      }
+      const rows = new Groups()
+      for (const op of list) {
+        if (op.rows.length > 0) {
+          rows.add(table, op.columns, op.rows)
+          for (const row of op.rows) this.#touchOwnerValues(table, op.columns, row)
+          this.#derived?.added(table, op.columns, op.rows)
+        }
+        for (const r of op.refs) this.refsSeen.add(r)
+      }
+      for (const g of rows) await sql.insertRows(g.table, g.columns, g.rows)
     }
-    if (op.rows.length > 0) {
-      await this.#sql.insertRows(table, op.columns, op.rows)
-      for (const row of op.rows) this.#touchOwnerValues(table, op.columns, row)
-      this.#derived?.added(table, op.columns, op.rows)
-    }
-    for (const r of op.refs) this.refsSeen.add(r)
   }
 
   async #remove(ref: string, type: string, withObject = true): Promise<void> {
-    const decl = objectType(type)
+    const decl: ObjectType | undefined = objectType(type)
     if (!decl) return
-    await this.#touchOwners(decl.table, 'ref', ref)
+    await this.#touchOwners(decl.table, [ref])
     await this.#sql.run(`DELETE FROM ${decl.table} WHERE ref = ?`, [ref])
     for (const part of decl.tabular ?? []) await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [ref])
     for (const a of decl.attrs) if (a.kind === 'base64') await this.#sql.run(`DELETE FROM ${chunkTable(decl.table, a.col)} WHERE owner = ?`, [ref])
     if (withObject) await this.#sql.run('DELETE FROM objects WHERE ref = ?', [ref])
   }
 
-  /** The owners an object pointed to before it changes (an attachment moved or deleted). */
-  async #touchOwners(table: string, key: string, ref: string): Promise<void> {
+  /** The owners objects pointed to before they change (an attachment moved or deleted). */
+  async #touchOwners(table: string, refs: readonly string[]): Promise<void> {
     const links = OWNER_LINKS[table]
     if (!links) return
-    const rows = await this.#sql.all<Record<string, string>>(`SELECT ${links.join(', ')} FROM ${table} WHERE ${key} = ?`, [ref])
+    const rows = await this.#sql.selectIn<Record<string, string>>(table, links, 'ref', refs)
     for (const row of rows) for (const col of links) if (row[col]) this.#touchOwner(row[col])
   }
 
@@ -119,16 +253,5 @@ export class Writer {
   #touchOwner(ref: string): void {
     this.touched.add(ref)
     this.ownersTouched = true
-  }
-
-  #upsertSql(table: string, columns: readonly string[], key: readonly string[]): string {
-    const id = `${table}:${columns.length}`
-    let sql = this.#upserts.get(id)
-    if (!sql) {
-      const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`)
-      sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${placeholders(columns.length)}) ON CONFLICT (${key.join(', ')}) DO UPDATE SET ${set.join(', ')}`
-      this.#upserts.set(id, sql)
-    }
-    return sql
   }
 }

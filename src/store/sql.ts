@@ -37,6 +37,12 @@ export interface TrigramDialect {
     forget(table: string, columns: readonly string[], where?: string): string
     remember(table: string, columns: readonly string[], where?: string): string
   }
+  /**
+   * Run after an import's read-model writes where the engine buffers index entries for
+   * later (PostgreSQL's GIN pending lists): merges them, so that searches read the index
+   * rather than scan the buffer, and planners cost the index as it is.
+   */
+  readonly settle?: string
   /** Names of the index structures `create` makes, to check that they exist. */
   names(table: string, columns: readonly string[]): string[]
   /** SQL listing the names of existing trigram structures, one per row as `name`. */
@@ -53,6 +59,23 @@ export interface SqlPort {
   /** Bulk insert (import), done the way the engine is fastest: multi-row statements over the
    *  network (PostgreSQL), one prepared single-row statement per row in-process (SQLite). */
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
+  /** Bulk insert that replaces the other columns of a row whose `key` columns are stored
+   *  already; no two rows may share a key. Done the way insertRows is. */
+  upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
+  /** Bulk insert of the rows whose key (the first column, a primary key) is not stored yet;
+   *  no two rows may share a key. Returns the keys it inserted. */
+  insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>>
+  /** `SELECT columns FROM table WHERE column IN keys`, in one statement where the engine gains by it. */
+  selectIn<T = Row>(table: string, columns: readonly string[], column: string, keys: readonly string[]): Promise<T[]>
+  /** `DELETE FROM table WHERE column IN keys`, returning the `returning` columns of the rows it deleted. */
+  deleteIn(table: string, column: string, keys: readonly string[], returning?: readonly string[]): Promise<Row[]>
+  /**
+   * Runs `work`, a batch of import writes, beside the caller where the engine gains by it
+   * (PostgreSQL: the server writes while the caller reads and checks the next lines) and
+   * resolves at once with its `done`; elsewhere resolves when it is done. The transaction
+   * it runs in waits for it before it ends, and fails with it.
+   */
+  writeBehind(work: () => Promise<void>): Promise<{ readonly done: Promise<void> }>
   exec(script: string): Promise<void>
   transaction<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>

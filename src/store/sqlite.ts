@@ -117,6 +117,52 @@ export class SqliteStore implements SqlPort {
     for (const row of rows) stmt.run(bind(row))
   }
 
+  async upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    if (rows.length === 0) return
+    const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`)
+    const stmt = this.statement(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ` +
+        `ON CONFLICT (${key.join(', ')}) DO ${set.length > 0 ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`,
+    )
+    for (const row of rows) stmt.run(bind(row))
+  }
+
+  async insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>> {
+    const inserted = new Set<string>()
+    if (rows.length === 0) return inserted
+    const stmt = this.statement(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${columns[0]}) DO NOTHING`,
+    )
+    for (const row of rows) if (stmt.run(bind(row)).changes === 1) inserted.add(row[0] as string)
+    return inserted
+  }
+
+  // In-process, a prepared one-key statement per key costs less than building an IN list.
+  async selectIn<T = Row>(table: string, columns: readonly string[], column: string, keys: readonly string[]): Promise<T[]> {
+    const stmt = this.statement(`SELECT ${columns.join(', ')} FROM ${table} WHERE ${column} = ?`)
+    const rows: T[] = []
+    for (const key of new Set(keys)) for (const row of stmt.all(key)) rows.push(row as T)
+    return rows
+  }
+
+  async deleteIn(table: string, column: string, keys: readonly string[], returning: readonly string[] = []): Promise<Row[]> {
+    const rows: Row[] = []
+    if (returning.length === 0) {
+      const stmt = this.statement(`DELETE FROM ${table} WHERE ${column} = ?`)
+      for (const key of keys) stmt.run(key)
+    } else {
+      const stmt = this.statement(`DELETE FROM ${table} WHERE ${column} = ? RETURNING ${returning.join(', ')}`)
+      for (const key of keys) for (const row of stmt.all(key)) rows.push(row as Row)
+    }
+    return rows
+  }
+
+  // In-process and synchronous: nothing to overlap with.
+  async writeBehind(work: () => Promise<void>): Promise<{ readonly done: Promise<void> }> {
+    await work()
+    return { done: Promise.resolve() }
+  }
+
   async exec(script: string): Promise<void> {
     this.db.exec(script)
   }

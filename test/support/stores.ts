@@ -124,7 +124,12 @@ export async function createTestStore(backend: Backend): Promise<TestStore> {
     importMore: (objects) => importInto(location, objects),
     location,
     async cleanup() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      // FORCE ends the test's own leftover sessions, but refuses (42501) while an autovacuum
+      // worker, not ours to end, is in the database; a plain DROP has the server end that one.
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(async (err: { code?: string }) => {
+        if (err.code !== '42501') throw err
+        await admin.query(`DROP DATABASE IF EXISTS ${name}`)
+      })
       await admin.end()
     },
   }
