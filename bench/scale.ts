@@ -134,7 +134,7 @@ async function measureCase(db: string, workers: string[], c: Case, dir: string):
 
 function table(engine: string, results: readonly Result[], halfOf?: ReadonlyMap<string, number>): void {
   console.log(`\n${engine}, demo scale ${scale}: ${rounds} rounds of ${duration} s (up to ${maxDuration} s for slow requests: ≥ ${minRequests} answers), wrk -t1 -c${connections} on core ${WRK_CORE}, servers on core ${SERVER_CORE}`)
-  const head = ['request', 'rows', 'bytes', 'docgate/s', 'bare/s', 'ratio', 'range', 'p99 ms', halfOf ? 'issue (scale 10)' : 'issue', 'target', 'met']
+  const head = ['request', 'rows', 'bytes', 'docgate/s', 'bare/s', 'ratio', 'range', 'p99 ms', halfOf ? 'issue (pg, scale 10)' : 'issue (scale 100)', 'target', 'met']
   console.log(`| ${head.join(' | ')} |`)
   console.log(`|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`)
   for (const r of results) {
