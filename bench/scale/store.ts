@@ -38,6 +38,8 @@ export function marker(root: string, scale: number): string {
 
 /** Opens `db` writable (bringing read models up to date) and says whether its marker is `expected`. */
 async function matches(db: string, expected: string): Promise<boolean> {
+  // A changed read-model definition is rebuilt by this open: minutes at scale 100, so said.
+  console.log('  checking the existing store (read models are brought up to date if their code changed) …')
   try {
     const sql = await openWritable(db, { warn: () => {} })
     try {
