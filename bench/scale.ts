@@ -1,0 +1,215 @@
+// `npm run bench:scale`: issue 12's table. Each request of bench/scale/cases.ts against
+// `docgate serve` on a `docgate demo --scale N` store, and against a bare node:http server
+// sending the same bytes (bench/bare-server.ts), both pinned to core 1 with wrk pinned to
+// core 0; the two are interleaved in rounds and the ratio (docgate req/s ÷ bare req/s) is
+// given as the median of the rounds with its range. autocannon cannot take this measure: it
+// runs in Node and saturates before a bare server does.
+// Environment: BENCH_SCALE (default 100), BENCH_ROUNDS or ROUNDS (5), BENCH_DURATION or
+// DURATION (seconds per run, 5), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (wrk
+// connections, 16), BENCH_ONLY (a regular expression over request names), BENCH_WORKERS
+// (passed as `serve --workers`), DOCGATE_BENCH_PG_URL (also on PostgreSQL: a database
+// docgate_bench_scale_N is loaded on that server and kept), BENCH_ENGINES (default
+// sqlite,postgres), BENCH_BUILD_MINUTES (bound of building a store, 60), BENCH_MIN_REQUESTS
+// (20) and BENCH_MAX_DURATION (20 s): a slow request runs longer, up to that, to count as
+// many answers.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { BENCH_AUTH, ROOT } from './harness.js'
+import { buildCases, getOk, rowsOf } from './scale/cases.js'
+import type { Case } from './scale/cases.js'
+import { settle, startPinned, stop } from './scale/processes.js'
+import type { Server } from './scale/processes.js'
+import { postgresStore, sqliteStore } from './scale/store.js'
+import { ensureWrk, runWrk } from './scale/wrk.js'
+import type { WrkRun } from './scale/wrk.js'
+
+const env = process.env
+const num = (value: string | undefined, fallback: number): number => {
+  const n = Number(value ?? fallback)
+  if (!(n > 0)) throw new Error(`expected a positive number, got "${value}"`)
+  return n
+}
+const scale = num(env.BENCH_SCALE, 100)
+const rounds = Math.round(num(env.BENCH_ROUNDS ?? env.ROUNDS, 5))
+const duration = num(env.BENCH_DURATION ?? env.DURATION, 5)
+const minRequests = num(env.BENCH_MIN_REQUESTS, 20)
+const maxDuration = Math.max(duration, num(env.BENCH_MAX_DURATION, 20))
+const warmup = num(env.BENCH_WARMUP, 2)
+const connections = Math.round(num(env.BENCH_CONNECTIONS, 16))
+const only = env.BENCH_ONLY ? new RegExp(env.BENCH_ONLY) : undefined
+const engines = (env.BENCH_ENGINES ?? 'sqlite,postgres').split(',').map((e) => e.trim())
+const buildMs = num(env.BENCH_BUILD_MINUTES, 60) * 60_000
+const pgUrl = env.DOCGATE_BENCH_PG_URL
+const WRK_CORE = 0
+const SERVER_CORE = 1
+// Long enough for a 20 MB answer queued behind the others on one core; a request wrk gives
+// up on is counted as an error, not as a slow answer.
+const WRK_TIMEOUT_S = 60
+const headers = { authorization: BENCH_AUTH }
+
+interface Result {
+  readonly c: Case
+  readonly rows: number
+  readonly bytes: number
+  /** Seconds per run (longer than BENCH_DURATION for a slow request). */
+  readonly seconds: number
+  readonly ours: WrkRun[]
+  readonly bare: WrkRun[]
+  readonly ratios: number[]
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+const ratio = (x: number): string => (x >= 0.1 ? x.toFixed(2) : x.toFixed(3))
+const int = (x: number): string => Math.round(x).toLocaleString('en-US')
+const rate = (x: number): string => (x < 100 ? x.toFixed(1) : int(x))
+const size = (bytes: number): string =>
+  bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`
+
+function workersSupport(): { supported: boolean; args: string[] } {
+  const help = spawnSync(process.execPath, ['bin/docgate.js', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
+  const supported = help.stdout.includes('--workers')
+  console.log(`docgate serve --workers: ${supported ? 'supported' : 'not supported'}${env.BENCH_WORKERS ? `; BENCH_WORKERS=${env.BENCH_WORKERS}` : ''}`)
+  if (!env.BENCH_WORKERS) return { supported, args: [] }
+  if (!supported) throw new Error('BENCH_WORKERS is set but this docgate serve has no --workers flag')
+  return { supported, args: ['--workers', env.BENCH_WORKERS] }
+}
+
+const serveArgs = (db: string, workers: string[]): string[] => ['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', ...workers]
+
+/** One wrk run against `server`, then a wait until the server has finished what wrk left in flight. */
+async function run(server: Server, c: Case, seconds: number): Promise<WrkRun> {
+  const r = await runWrk(server.url + c.path, ROOT, { core: WRK_CORE, connections, seconds, headers, period: c.period, timeoutSeconds: WRK_TIMEOUT_S })
+  const { exitCode, signalCode } = server.child
+  if (exitCode !== null || signalCode !== null) throw new Error(`the server at ${server.url} ended during the run (${exitCode ?? signalCode})`)
+  await settle(server.child.pid!)
+  return r
+}
+
+async function measureCase(db: string, workers: string[], c: Case, dir: string): Promise<Result> {
+  const docgate = await startPinned(SERVER_CORE, serveArgs(db, workers), ROOT)
+  let bare: Server | undefined
+  try {
+    const answer = await getOk(docgate.url + c.path, headers)
+    const file = join(dir, 'body.bin')
+    writeFileSync(file, answer.body)
+    bare = await startPinned(SERVER_CORE, ['dist/bench/bare-server.js', file, answer.contentType, answer.cors ? 'cors' : 'none'], ROOT)
+    const warm = await run(docgate, c, warmup)
+    await run(bare, c, warmup)
+    // wrk counts the answers completed in its time: at 1 answer/s a 5 s run counts 5 ± 1, so
+    // a slow request gets runs long enough for BENCH_MIN_REQUESTS answers (bounded).
+    const seconds = Math.min(maxDuration, Math.max(duration, Math.ceil(minRequests / Math.max(warm.rps, 0.1))))
+    if (seconds > duration) console.log(`    ${seconds} s per run (${warm.rps.toFixed(1)} answers/s in the warm-up)`)
+    const ours: WrkRun[] = []
+    const base: WrkRun[] = []
+    const ratios: number[] = []
+    for (let r = 0; r < rounds; r++) {
+      // Alternating who goes first cancels a drift of the machine's load within a round.
+      let o: WrkRun
+      let b: WrkRun
+      if (r % 2 === 0) {
+        o = await run(docgate, c, seconds)
+        b = await run(bare, c, seconds)
+      } else {
+        b = await run(bare, c, seconds)
+        o = await run(docgate, c, seconds)
+      }
+      ours.push(o)
+      base.push(b)
+      ratios.push(o.rps / b.rps)
+      const errors = o.errors + b.errors > 0 ? `  errors ${o.errors}/${b.errors}` : ''
+      console.log(`    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`)
+    }
+    return { c, rows: rowsOf(answer.body), bytes: answer.body.length, seconds, ours, bare: base, ratios }
+  } finally {
+    if (bare) await stop(bare.child)
+    await stop(docgate.child, 15_000)
+  }
+}
+
+function table(engine: string, results: readonly Result[], halfOf?: ReadonlyMap<string, number>): void {
+  console.log(`\n${engine}, demo scale ${scale}: ${rounds} rounds of ${duration} s (up to ${maxDuration} s for slow requests: ≥ ${minRequests} answers), wrk -t1 -c${connections} on core ${WRK_CORE}, servers on core ${SERVER_CORE}`)
+  const head = ['request', 'rows', 'bytes', 'docgate/s', 'bare/s', 'ratio', 'range', 'p99 ms', halfOf ? 'issue (pg, scale 10)' : 'issue (scale 100)', 'target', 'met']
+  console.log(`| ${head.join(' | ')} |`)
+  console.log(`|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`)
+  for (const r of results) {
+    const m = median(r.ratios)
+    const errors = [...r.ours, ...r.bare].reduce((n, w) => n + w.errors, 0)
+    // PostgreSQL's bar (issue 12, item 5): half of SQLite's ratio in the same run.
+    const half = halfOf?.get(r.c.name)
+    const target = halfOf ? (half === undefined ? undefined : half / 2) : r.c.target
+    const met = target === undefined ? '–' : m >= target && errors === 0 ? 'yes' : errors > 0 ? `no (${errors} errors)` : 'no'
+    console.log(
+      `| ${[
+        r.c.name,
+        `${r.c.period ? '~' : ''}${int(r.rows)}`,
+        size(r.bytes),
+        rate(median(r.ours.map((w) => w.rps))),
+        rate(median(r.bare.map((w) => w.rps))),
+        ratio(m),
+        `${ratio(Math.min(...r.ratios))}–${ratio(Math.max(...r.ratios))}`,
+        median(r.ours.map((w) => w.p99Ms)).toFixed(1),
+        (halfOf ? r.c.beforePg : r.c.before) ?? '–',
+        target === undefined ? '–' : `≥ ${ratio(target)}${halfOf ? ' (½ sqlite)' : ''}`,
+        met,
+      ].join(' | ')} |`,
+    )
+  }
+}
+
+async function measureEngine(engine: string, db: string, workers: string[]): Promise<Result[]> {
+  const probe = await startPinned(SERVER_CORE, serveArgs(db, workers), ROOT)
+  let cases: Case[]
+  try {
+    cases = (await buildCases(probe.url, headers)).filter((c) => !only || only.test(c.name))
+  } finally {
+    await stop(probe.child, 15_000)
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'docgate-bench-scale-'))
+  const results: Result[] = []
+  try {
+    for (const c of cases) {
+      console.log(`  ${engine}: ${c.name}  (${c.period ? `random periods, e.g. ${c.path}` : c.path})`)
+      results.push(await measureCase(db, workers, c, dir))
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  return results
+}
+
+async function main(): Promise<void> {
+  if (availableParallelism() < 2) throw new Error('bench:scale pins wrk and the server to two different cores; this machine has one')
+  console.log(ensureWrk())
+  const workers = workersSupport().args
+  const measured = new Map<string, Result[]>()
+  if (engines.includes('sqlite')) {
+    const db = await sqliteStore(ROOT, scale, buildMs)
+    measured.set('sqlite', await measureEngine('sqlite', db, workers))
+    table('sqlite', measured.get('sqlite')!)
+  }
+  if (engines.includes('postgres') && pgUrl) {
+    const db = await postgresStore(ROOT, pgUrl, scale, buildMs)
+    measured.set('postgres', await measureEngine('postgres', db, workers))
+    const sqlite = measured.get('sqlite')
+    const halves = new Map(sqlite?.map((r) => [r.c.name, median(r.ratios)]))
+    // With both engines, the SQLite table is printed again so the two end up side by side.
+    if (sqlite) table('sqlite', sqlite)
+    table('postgres', measured.get('postgres')!, halves)
+  } else if (engines.includes('postgres')) {
+    console.log('\npostgres: not measured (set DOCGATE_BENCH_PG_URL=postgres://… to a server where a database may be created)')
+  }
+}
+
+try {
+  await main()
+} catch (err) {
+  // One line, no stack: the children are stopped by the exit handler of scale/processes.ts.
+  console.error(`bench:scale: ${(err as Error).message}`)
+  process.exit(1)
+}

@@ -1,0 +1,98 @@
+// wrk for bench:scale: found or installed, run pinned to one core, figures read from the
+// line bench/scale/wrk.lua prints.
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import { spawnTracked } from './processes.js'
+
+const INSTALL = 'apt-get install -y wrk'
+
+const found = (command: string): boolean => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0
+
+/** wrk's version line; installs the Debian package when missing and allowed, else throws with the command. */
+export function ensureWrk(): string {
+  if (!found('taskset')) throw new Error('taskset is missing: install util-linux (apt-get install -y util-linux)')
+  if (!found('wrk')) {
+    if (process.getuid?.() !== 0) throw new Error(`wrk is missing: run \`sudo ${INSTALL}\` once`)
+    console.log(`wrk is missing: ${INSTALL}`)
+    // A stale package list is the usual reason the install finds nothing.
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', timeout: 300_000 })
+    const r = spawnSync('apt-get', ['install', '-y', '-qq', 'wrk'], { stdio: 'inherit', timeout: 600_000 })
+    if (r.status !== 0 || !found('wrk')) throw new Error(`could not install wrk: run \`${INSTALL}\` as root`)
+  }
+  // wrk has no --version: its usage text starts with the version and exits 1.
+  const usage = spawnSync('wrk', ['--version'], { encoding: 'utf8' })
+  return `${usage.stdout}${usage.stderr}`.split('\n')[0]!.trim()
+}
+
+/** A random-period request: what bench/scale/wrk.lua appends `from=…&to=…` to. */
+export interface RandomPeriod {
+  /** Path and query up to the period, ending in `?` or `&`. */
+  readonly prefix: string
+  /** First possible start day, days since 1970-01-01. */
+  readonly firstDay: number
+  /** How many start days to pick from. */
+  readonly days: number
+  /** Days in the period minus one (3 days: 2). */
+  readonly width: number
+}
+
+export interface WrkRun {
+  readonly rps: number
+  readonly requests: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  /** Connect/read/write errors, timeouts and non-2xx/3xx answers. */
+  readonly errors: number
+}
+
+export interface WrkOptions {
+  readonly core: number
+  readonly connections: number
+  readonly seconds: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly period?: RandomPeriod
+  /** A request wrk gives up on (its default, 2 s, is shorter than a heavy answer under load). */
+  readonly timeoutSeconds: number
+}
+
+export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun> {
+  const args = ['-c', String(o.core), 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, '--latency']
+  for (const [k, v] of Object.entries(o.headers)) args.push('-H', `${k}: ${v}`)
+  args.push('-s', join(root, 'bench/scale/wrk.lua'), url)
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  if (o.period) {
+    env.SCALE_PERIOD_PATH = o.period.prefix
+    env.SCALE_PERIOD_FIRST = String(o.period.firstDay * 86_400)
+    env.SCALE_PERIOD_DAYS = String(o.period.days)
+    env.SCALE_PERIOD_WIDTH = String(o.period.width)
+  }
+  const child = spawnTracked('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
+    // wrk stops itself after -d; this bounds a wrk that hangs on a server that never answers.
+    const limitMs = (o.seconds + o.timeoutSeconds + 15) * 1000
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs)
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      reject(err)
+    })
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const line = /^WRK_JSON (.*)$/m.exec(out)
+      if (!line) return reject(new Error(`wrk ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`))
+      const f = JSON.parse(line[1]!) as Record<string, number>
+      const seconds = f.durationUs! / 1e6
+      resolve({
+        rps: f.requests! / seconds,
+        requests: f.requests!,
+        p50Ms: f.p50Us! / 1000,
+        p99Ms: f.p99Us! / 1000,
+        maxMs: f.maxUs! / 1000,
+        errors: f.connect! + f.read! + f.write! + f.timeout! + f.status!,
+      })
+    })
+  })
+}
