@@ -126,10 +126,12 @@ export async function serve(flags: ServeFlags): Promise<number> {
     await new Promise<void>((resolve, reject) => admin!.once('error', reject).listen(adminPort, adminHost, resolve))
     admin.on('error', (err) => logger.error({ err }, 'admin listener error'))
   }
-  console.log(`listening on http://${host}:${url.port}`)
-  if (docs) console.log(`OpenAPI document: http://${host}:${url.port}/openapi.json`)
-  if (docs) console.log(`API reference: http://${host}:${url.port}/docs`)
-  if (admin) console.log(`admin (live, ready, metrics) on http://${adminHost}:${(admin.address() as { port: number }).port}`)
+  const announce = () => {
+    console.log(`listening on http://${host}:${url.port}`)
+    if (docs) console.log(`OpenAPI document: http://${host}:${url.port}/openapi.json`)
+    if (docs) console.log(`API reference: http://${host}:${url.port}/docs`)
+    if (admin) console.log(`admin (live, ready, metrics) on http://${adminHost}:${(admin.address() as { port: number }).port}`)
+  }
   return new Promise<number>((resolve) => {
     let stopping = false
     const stop = (signal: string) => {
@@ -165,5 +167,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
     }
     process.once('SIGTERM', () => stop('SIGTERM'))
     process.once('SIGINT', () => stop('SIGINT'))
+    // Only now: a supervisor that signals as soon as it reads the line gets the graceful stop.
+    announce()
   })
 }

@@ -59,7 +59,10 @@ describe('docgate serve', () => {
     // Any writing command migrates it; then it serves.
     await (await openWritable(db)).close()
     const server = startServe(['--db', db, '--port', '0'])
-    await server.until(LISTENING)
+    const [, url] = await server.until(LISTENING)
+    const res = await fetch(`${url}/main/hs/warehouses/get`, { headers: basic('оператор', 'пароль') })
+    assert.equal(res.status, 200)
+    assert.deepEqual(await res.json(), { data: [], errors: [] })
     server.child.kill('SIGTERM')
     assert.equal((await server.exited)[0], 0)
   })
