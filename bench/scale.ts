@@ -73,7 +73,7 @@ const size = (bytes: number): string =>
 
 function workersSupport(): { supported: boolean; args: string[] } {
   const help = spawnSync(process.execPath, ['bin/docgate.js', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
-  const supported = help.stdout.includes('--workers')
+  const supported = `${help.stdout}${help.stderr}`.includes('--workers')
   console.log(`docgate serve --workers: ${supported ? 'supported' : 'not supported'}${env.BENCH_WORKERS ? `; BENCH_WORKERS=${env.BENCH_WORKERS}` : ''}`)
   if (!env.BENCH_WORKERS) return { supported, args: [] }
   if (!supported) throw new Error('BENCH_WORKERS is set but this docgate serve has no --workers flag')
