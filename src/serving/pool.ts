@@ -239,37 +239,35 @@ export class WorkerPool implements Executor {
   }
 
   #cancel(job: Job): void {
-    if (job.done) return
-    const slot = job.slot
-    if (slot === null) {
-      this.#queue.splice(this.#queue.indexOf(job), 1)
-      this.#stats.stopped++
-      return this.#fail(job, new Stopped(CLIENT_GONE))
-    }
-    if (slot.job !== job) return
-    Atomics.store(slot.flag, 0, CANCELLED)
-    this.#post(slot, { type: 'cancel', id: job.id })
+    this.#stop(job, CLIENT_GONE, CANCELLED)
   }
 
   #expire(job: Job): void {
-    if (job.done) return
-    const message = timeLimitMessage(this.#options.timeLimitMs)
-    const slot = job.slot
-    if (slot === null) {
-      this.#queue.splice(this.#queue.indexOf(job), 1)
-      this.#stats.stopped++
-      return this.#fail(job, new Stopped(message))
-    }
-    if (slot.job !== job) return
-    Atomics.store(slot.flag, 0, TIMED_OUT)
-    this.#post(slot, { type: 'cancel', id: job.id })
+    if (!this.#stop(job, timeLimitMessage(this.#options.timeLimitMs), TIMED_OUT)) return
+    const slot = job.slot!
     // A worker inside one long synchronous call never reads its flag: it is terminated.
     job.timers.push(
       setTimeout(() => {
         if (slot.job !== job) return
-        slot.fate = new Stopped(message)
+        slot.fate = new Stopped(timeLimitMessage(this.#options.timeLimitMs))
         void slot.worker.terminate()
       }, this.#options.graceMs ?? GRACE_MS),
     )
+  }
+
+  /** A queued job fails at once; a running one is flagged for its worker. True when it was running. */
+  #stop(job: Job, message: string, state: number): boolean {
+    if (job.done) return false
+    const slot = job.slot
+    if (slot === null) {
+      this.#queue.splice(this.#queue.indexOf(job), 1)
+      this.#stats.stopped++
+      this.#fail(job, new Stopped(message))
+      return false
+    }
+    if (slot.job !== job) return false
+    Atomics.store(slot.flag, 0, state)
+    this.#post(slot, { type: 'cancel', id: job.id })
+    return true
   }
 }

@@ -1,8 +1,6 @@
 // `docgate serve --admin-port`: the admin listener beside the public port, the access log
 // on stdout, and /ready turning 503 when SIGTERM starts the drain.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
@@ -12,7 +10,7 @@ import { openWritable } from '../../src/store/open.js'
 import { putUser } from '../../src/users/store.js'
 import { warehousesFixture } from '../fixtures/warehouses.js'
 import { basic, importFixture, tempDir } from '../support/app.js'
-import { ROOT, startServe } from '../support/serve-process.js'
+import { refusal, startServe } from '../support/serve-process.js'
 
 async function store(): Promise<string> {
   const db = join(tempDir(), 'serve.db')
@@ -85,12 +83,7 @@ describe('docgate serve --admin-port', () => {
       ['--max-lag', 'soon', 'docgate: --max-lag must be a duration such as 900, 90s, 15m or 1h, got "soon"'],
       ['--admin-port', '70000', 'docgate: --admin-port must be 0..65535, got "70000"'],
     ] as const) {
-      const bad = spawn(process.execPath, ['bin/docgate.js', 'serve', '--db', db, '--port', '0', flag, value], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-      let err = ''
-      bad.stderr.on('data', (c: Buffer) => (err += c.toString()))
-      const [code] = await once(bad, 'exit')
-      assert.equal(code, 1)
-      assert.equal(err.trim(), message)
+      assert.deepEqual(await refusal(['--db', db, '--port', '0', flag, value]), { code: 1, line: message })
     }
   })
 })

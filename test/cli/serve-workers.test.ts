@@ -2,8 +2,6 @@
 // with their rows in the access log and metrics; `--workers 0` answers the same in-process;
 // bad values are refused in one line.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
@@ -12,7 +10,7 @@ import { openWritable } from '../../src/store/open.js'
 import { putUser } from '../../src/users/store.js'
 import { warehousesFixture } from '../fixtures/warehouses.js'
 import { basic, importFixture, tempDir } from '../support/app.js'
-import { LISTENING, ROOT, startServe } from '../support/serve-process.js'
+import { LISTENING, refusal, startServe } from '../support/serve-process.js'
 
 const AUTH = basic('оператор', 'пароль')
 
@@ -69,12 +67,7 @@ describe('docgate serve --workers', () => {
       ['--request-timeout', '25h', 'docgate: --request-timeout must be at most 24h (0: no limit), got "25h"'],
       ['--request-timeout', 'soon', 'docgate: --request-timeout must be a duration such as 900, 90s, 15m or 1h, got "soon"'],
     ] as const) {
-      const bad = spawn(process.execPath, ['bin/docgate.js', 'serve', '--db', db, '--port', '0', flag, value], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-      let err = ''
-      bad.stderr.on('data', (c: Buffer) => (err += c.toString()))
-      const [code] = await once(bad, 'exit')
-      assert.equal(code, 1)
-      assert.equal(err.trim(), message)
+      assert.deepEqual(await refusal(['--db', db, '--port', '0', flag, value]), { code: 1, line: message })
     }
   })
 })

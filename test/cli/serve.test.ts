@@ -6,7 +6,7 @@ import { openWritable } from '../../src/store/open.js'
 import { putUser } from '../../src/users/store.js'
 import { basic, importFixture, tempDir } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { LISTENING, startServe } from '../support/serve-process.js'
+import { LISTENING, refusal, startServe } from '../support/serve-process.js'
 
 const WAREHOUSES = 3000
 
@@ -51,10 +51,9 @@ describe('docgate serve', () => {
     await sql.run("UPDATE meta SET value = 'earlier' WHERE key = 'read_model:api_payments'")
     await sql.close()
 
-    const refused = startServe(['--db', db, '--port', '0'])
-    const [code] = await refused.exited
+    const { code, line } = await refusal(['--db', db, '--port', '0'])
     assert.equal(code, 1)
-    assert.match(refused.errors(), new RegExp(`the store predates its stored forms \\(api_payments\\); run \`docgate users list --db ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\``))
+    assert.equal(line, `docgate: the store predates its stored forms (api_payments); run \`docgate users list --db ${db}\` (any writing command) once to bring it up to date`)
 
     // Any writing command migrates it; then it serves.
     await (await openWritable(db)).close()

@@ -42,3 +42,11 @@ export function startServe(args: readonly string[]): ServeProcess {
     })
   return { child, exited, until, output: () => out, errors: () => err }
 }
+
+/** `docgate serve` with arguments it must refuse: its exit code and its one line on standard error. */
+export async function refusal(args: readonly string[]): Promise<{ code: unknown; line: string }> {
+  const server = startServe(args)
+  // 'close' comes once standard error is read to its end.
+  const [code] = await once(server.child, 'close')
+  return { code, line: server.errors().trim() }
+}
