@@ -73,6 +73,8 @@ export class Authenticator {
   // Checks in flight, by credential and hash: identical concurrent requests (a client's
   // cold-cache burst) share one KDF. Bounded by the gate's concurrency plus queue.
   readonly #inflight = new Map<string, Promise<Verdict>>()
+  readonly #digests = new WeakMap<UserRecord, Buffer>()
+  readonly #dummyDigest: Buffer
   #kdfRuns = 0
   #kdfActive = 0
   #kdfPeak = 0
@@ -84,6 +86,7 @@ export class Authenticator {
     // A random key at OWASP cost: costs a full KDF and matches nothing. Cheap to build, so
     // it is made here rather than lazily.
     this.#dummyHash = options.dummyHash ?? unmatchableHash()
+    this.#dummyDigest = sha256(this.#dummyHash)
     this.#verify = options.verify ?? verifyPassword
     this.#gate = new KdfGate(options.kdfConcurrency ?? 2, options.kdfQueue ?? 32)
     this.#cache = new LruMap(options.cacheEntries ?? 10_000)
@@ -127,7 +130,7 @@ export class Authenticator {
     if (wait > 0) return { ok: false, retryAfterSeconds: wait }
 
     const record = this.#users.get(credentials.user)
-    const hashDigest = sha256(record?.hash ?? this.#dummyHash)
+    const hashDigest = record === undefined ? this.#dummyDigest : this.#digestOf(record)
     const cacheKey = createHmac('sha256', this.#secret).update(header, 'utf8').digest('base64')
 
     let verdict: Verdict
@@ -163,6 +166,14 @@ export class Authenticator {
     this.#perAddress.recordSuccess(addressKey)
     this.#perAccount.recordSuccess(accountKey)
     return { ok: true, user: record.name }
+  }
+
+  // Records are an immutable snapshot: a changed password is a new record, so its digest
+  // is computed once per record rather than once per request.
+  #digestOf(record: UserRecord): Buffer {
+    let digest = this.#digests.get(record)
+    if (digest === undefined) this.#digests.set(record, (digest = sha256(record.hash)))
+    return digest
   }
 
   /** A hit needs an unexpired entry verified against the user's *current* hash. */

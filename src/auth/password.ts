@@ -5,7 +5,7 @@
  * each hash, so the cost can be raised later without invalidating stored passwords, and
  * tests can provision cheap hashes (`logN: 10`) that go through exactly the same check.
  */
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
 import { normalizeCredential } from './basic.js'
 
 // OWASP Password Storage Cheat Sheet minimum for scrypt: N = 2^17, r = 8, p = 1.
@@ -78,7 +78,7 @@ export function generatePassword(): string {
 
 /** SHA-256 of the UTF-8 of `text`: fixed-length digests for keys and `timingSafeEqual`. */
 export function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest()
+  return hash('sha256', text, 'buffer')
 }
 
 function derive(password: string, salt: Buffer, length: number, parameters: ScryptParameters): Promise<Buffer> {

@@ -2,6 +2,7 @@
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
 import type { ColumnDef } from '../store/schema.js'
 import type { ResponseShapes } from './responses.js'
+import type { PagedList } from './shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'
 import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 
@@ -84,6 +85,8 @@ export interface ReadModel {
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
   /** The full form kept ready beside the short one (set by the registry from the endpoint, endpoints/index.ts). */
   readonly full?: StoredFull
+  /** The list's short forms kept joined by bucket (set by the registry for list endpoints, shared/ready-pages.ts). */
+  readonly pages?: PagedList
 }
 
 /**

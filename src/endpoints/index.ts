@@ -8,6 +8,7 @@ import { orders } from './orders.js'
 import { payments } from './payments.js'
 import { receipts } from './receipts.js'
 import { nomenclatureSearch } from './shared/nomenclature-search.js'
+import { pagedList } from './shared/ready-pages.js'
 import { sorders } from './sorders.js'
 import { specifications } from './specifications.js'
 import { transfers } from './transfers.js'
@@ -67,6 +68,7 @@ const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => {
     ...model,
     search: [...new Set([...(model.search ?? []), ...searchedColumns(ep)])],
     ...(full ? { full } : {}),
+    ...(ep.kind === 'list' ? { pages: pagedList(ep) } : {}),
   }
 }
 

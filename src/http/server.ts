@@ -208,9 +208,12 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
       if (options.executor) {
-        // A client gone before the answer is complete stops its request's work.
+        // A client gone before the answer is complete stops its request's work. An answer
+        // sent whole needs no abort (and aborting builds a DOMException with a stack).
         const gone = new AbortController()
-        reply.raw.once('close', () => gone.abort())
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) gone.abort()
+        })
         body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: run.now() }, { signal: gone.signal, rows })
       } else {
         const pairs = queryPairs(rawQuery(req))

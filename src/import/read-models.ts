@@ -5,6 +5,7 @@ import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
 import type { ReadModel, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
+import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 const BATCH = 2000
@@ -83,6 +84,9 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
     const search = model.search ?? []
     const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
+    // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
+    const pages = model.pages
+    const buckets = new Set<string>()
     if (whole) {
       if (trigrams) await sql.run(trigrams.forget(model.table, search))
       await sql.run(`DELETE FROM ${model.table}`)
@@ -104,14 +108,24 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
         )
       }
       const stale = 'ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)'
+      if (pages) for (const b of await bucketsOf(sql, pages, stale)) buckets.add(b)
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
-      if (affected === 0) continue
+      if (affected === 0) {
+        if (pages) await rebuildPages(sql, pages, [...buckets])
+        continue
+      }
     }
     built += await buildRows(sql, model)
     if (trigrams) await sql.run(trigrams.remember(model.table, search, whole ? undefined : 'ref IN (SELECT ref FROM _affected)'))
+    if (!pages) continue
+    if (whole) await rebuildPages(sql, pages, 'all')
+    else {
+      for (const b of await bucketsOf(sql, pages, 'ref IN (SELECT ref FROM _affected)')) buckets.add(b)
+      await rebuildPages(sql, pages, [...buckets])
+    }
   }
   return built
 }

@@ -1,6 +1,7 @@
 // ParsedRequest → the database selection (QueryPlan) and the post-filters to run on its
 // rows (spec § Common rules 6–7: the database selection first, then the post-filters).
 import type { ListEndpoint } from '../endpoints/define.js'
+import { listOrder } from '../endpoints/shared/ready-pages.js'
 import type { Condition, QueryPlan } from '../store/plan.js'
 import type { Dialect, Row } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
@@ -63,7 +64,7 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect
     }
   }
   if (ep.period) for (const r of req.ranges) where.push({ kind: 'range', column: ep.period.column, ...r })
-  const orderBy = [...ep.sort, { column: 'ref', dir: ep.sort.at(-1)?.dir ?? 'asc' } as const]
+  const orderBy = listOrder(ep)
   return {
     plan: { source: ep.readModel.table, columns: [...columns], where, orderBy },
     postFilters,

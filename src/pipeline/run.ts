@@ -4,6 +4,9 @@
 // page's reads loaded, and streamed.
 import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, storedForm } from '../endpoints/full-forms.js'
+import { pagedList, readPages } from '../endpoints/shared/ready-pages.js'
+import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
+import type { Condition } from '../store/plan.js'
 import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { ChunkWriter, serialize } from './json-stream.js'
@@ -62,6 +65,19 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   const out = new ChunkWriter()
   let count = 0
 
+  const range = !full && postFilters.length === 0 ? pageRange(ep, plan.where) : null
+  if (range !== null) {
+    const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range)
+    if (!rest) {
+      counted?.(first.reduce((n, p) => n + p.n, 0))
+      const parts: Buffer[] = [HEAD]
+      for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body] : [p.body]))
+      parts.push(errorsPart(req.issues))
+      return Buffer.concat(parts)
+    }
+    return fromPages(first, rest())
+  }
+
   if (!built && postFilters.length === 0) {
     const first = await joinedPage()
     if (first.n < PAGE && first.special === 0) {
@@ -83,6 +99,24 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     return Buffer.concat(parts)
   }
   return rowByRow(first)
+
+  /** Ready pages (endpoints/shared/ready-pages.ts), streamed as they are read. */
+  async function* fromPages(first: readonly StoredPage[], rest: AsyncIterable<StoredPage>): AsyncGenerator<Buffer> {
+    out.push(HEAD)
+    const add = (p: StoredPage): boolean => {
+      if (count > 0) out.push(COMMA)
+      count += p.n
+      return out.push(p.body)
+    }
+    for (const p of first) if (add(p)) yield out.take()!
+    for await (const p of rest) {
+      signal?.throwIfAborted()
+      if (add(p)) yield out.take()!
+    }
+    counted?.(count)
+    out.push(errorsPart(req.issues))
+    yield out.take()!
+  }
 
   /** A stored full form: its `errors` entry, and its bytes unless the document is left out of `data`. */
   async function* storedRow(row: Row): AsyncGenerator<Buffer> {
@@ -146,6 +180,32 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
     out.push(errorsPart(req.issues))
     yield out.take()!
   }
+}
+
+const PAGED = new WeakMap<ListEndpoint, PagedList>()
+const pagesOf = (ep: ListEndpoint): PagedList => {
+  let list = PAGED.get(ep)
+  if (!list) PAGED.set(ep, (list = pagedList(ep)))
+  return list
+}
+
+/**
+ * The days a request reads from ready pages: 'all' for the whole list, a range of days when
+ * its only conditions are period ranges over the date its pages are cut by; null when it has
+ * other conditions (the rows are read).
+ */
+function pageRange(ep: ListEndpoint, where: readonly Condition[]): 'all' | { from: string; toExclusive: string } | null {
+  if (where.length === 0) return 'all'
+  const day = pagesOf(ep).day
+  if (!day) return null
+  let from = ''
+  let toExclusive: string | undefined
+  for (const c of where) {
+    if (c.kind !== 'range' || c.column !== day) return null
+    if (c.from > from) from = c.from
+    if (toExclusive === undefined || c.toExclusive < toExclusive) toExclusive = c.toExclusive
+  }
+  return { from, toExclusive: toExclusive! }
 }
 
 export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {

@@ -6,6 +6,7 @@ import type { ReadModel } from '../endpoints/define.js'
 import { DERIVED_TABLES } from '../import/derived.js'
 import type { DerivedTable } from '../import/derived.js'
 import { FULL_COLUMNS } from '../endpoints/full-forms.js'
+import { PAGES_VERSION, readyPagesTable } from '../endpoints/shared/ready-pages.js'
 import { rebuildReadModels } from '../import/read-models.js'
 import { READY_ANSWERS, migrateReady } from '../import/ready.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
@@ -30,7 +31,7 @@ export function readModelTable(model: ReadModel): TableDef {
 
 const signature = (model: ReadModel): string =>
   createHash('sha256')
-    .update(JSON.stringify([model.columns, model.indexes ?? [], model.search ?? [], model.select, model.build.toString(), model.full?.signature ?? null]))
+    .update(JSON.stringify([model.columns, model.indexes ?? [], model.search ?? [], model.select, model.build.toString(), model.full?.signature ?? null, model.pages ?? null, PAGES_VERSION]))
     .digest('hex')
 
 export async function getMeta(sql: SqlPort, key: string): Promise<string | undefined> {
@@ -51,7 +52,7 @@ const stderrWarning = (message: string): void => console.error(`warning: ${messa
 
 /** Idempotent: creates what is missing and rebuilds read models whose definition changed. */
 export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS, options: MigrateOptions = {}): Promise<void> {
-  await sql.exec(modelTables().map((t) => tableDdl(t, sql.dialect)).join('\n'))
+  await sql.exec([...modelTables(), readyPagesTable].map((t) => tableDdl(t, sql.dialect)).join('\n'))
   const version = await getMeta(sql, 'schema_version')
   if (version !== undefined && version !== String(SCHEMA_VERSION)) {
     throw new Error(`the database has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new database`)

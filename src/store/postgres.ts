@@ -46,6 +46,7 @@ export const postgresDialect: Dialect = {
   contains: (column) => `strpos(${column}, ?) > 0`,
   trigram: postgresTrigrams,
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
+  concatPage: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
 }
 
 /** `?` placeholders (outside quoted literals) → `$1, $2, …`. */

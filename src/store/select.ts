@@ -37,15 +37,22 @@ export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, af
   const where = plan.where.map((c) => condition(c, plan.source, dialect, params))
   if (after) {
     const keys = plan.orderBy
-    const alternatives = keys.map((k, i) => {
-      const eq = keys.slice(0, i).map((p, j) => {
-        params.push(after[j] ?? null)
-        return `${p.column} = ?`
+    // One direction throughout: a row-value comparison, which both engines read as one index
+    // range (SQLite scans the whole index for the OR form).
+    if (keys.every((k) => k.dir === keys[0]!.dir)) {
+      params.push(...keys.map((_, i) => after[i] ?? null))
+      where.push(`(${keys.map((k) => k.column).join(', ')}) ${keys[0]!.dir === 'asc' ? '>' : '<'} (${keys.map(() => '?').join(', ')})`)
+    } else {
+      const alternatives = keys.map((k, i) => {
+        const eq = keys.slice(0, i).map((p, j) => {
+          params.push(after[j] ?? null)
+          return `${p.column} = ?`
+        })
+        params.push(after[i] ?? null)
+        return `(${[...eq, `${k.column} ${k.dir === 'asc' ? '>' : '<'} ?`].join(' AND ')})`
       })
-      params.push(after[i] ?? null)
-      return `(${[...eq, `${k.column} ${k.dir === 'asc' ? '>' : '<'} ?`].join(' AND ')})`
-    })
-    where.push(`(${alternatives.join(' OR ')})`)
+      where.push(`(${alternatives.join(' OR ')})`)
+    }
   }
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   params.push(limit)
@@ -76,7 +83,7 @@ export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: numb
   const page = compilePage({ ...plan, columns: [options.form, ...special, ...plan.orderBy.map((k) => k.column)] }, dialect, limit, options.after)
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const counts = special.length > 0 ? `, ${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special` : ''
-  return { sql: `SELECT ${dialect.concatBytes(options.form, order)} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
+  return { sql: `SELECT ${dialect.concatPage(options.form, order)} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
 }
 
 /**

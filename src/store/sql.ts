@@ -15,6 +15,8 @@ export interface Dialect {
   readonly trigram: TrigramDialect
   /** Aggregate joining a blob column's values with commas, in `orderBy` order, as one blob. */
   concatBytes(column: string, orderBy: string): string
+  /** `concatBytes` over a subquery that is already in `orderBy` order (one page of a list). */
+  concatPage(column: string, orderBy: string): string
 }
 
 /** What an engine does for substring search through a trigram index (store/trigram.ts). */

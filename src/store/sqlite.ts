@@ -48,6 +48,10 @@ export const sqliteDialect: Dialect = {
   trigram: sqliteTrigrams,
   // The short forms are UTF-8 JSON, so joining them as text and casting back keeps the bytes.
   concatBytes: (column, orderBy) => `CAST(group_concat(${column}, ',' ORDER BY ${orderBy}) AS BLOB)`,
+  // The page's subquery has ORDER BY and LIMIT, so SQLite runs it as a co-routine whose rows
+  // the aggregate takes in order; an ORDER BY inside the aggregate would sort them again
+  // (3× the page's cost). Decision "Joined pages keep the subquery's order".
+  concatPage: (column) => `CAST(group_concat(${column}, ',') AS BLOB)`,
 }
 
 const PAGE_SIZE = 16384

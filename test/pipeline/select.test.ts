@@ -26,16 +26,23 @@ describe('plan compilation (sqlite)', () => {
     })
   })
 
-  it('continues after the last row with a keyset condition', () => {
+  it('continues after the last row with a row-value keyset condition (one index range)', () => {
     const { sql, params } = compilePage({ ...plan, where: [] }, sqliteDialect, 10, ['2024-01-05T00:00:00', 'r1'])
-    assert.equal(sql, 'SELECT ref, short, date, number FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?')
+    assert.equal(sql, 'SELECT ref, short, date, number FROM api_x WHERE (date, ref) < (?, ?) ORDER BY date DESC, ref DESC LIMIT ?')
+    assert.deepEqual(params, ['2024-01-05T00:00:00', 'r1', 10])
+  })
+
+  it('continues after the last row key by key when the directions differ', () => {
+    const mixed: QueryPlan = { ...plan, where: [], orderBy: [{ column: 'date', dir: 'desc' }, { column: 'ref', dir: 'asc' }] }
+    const { sql, params } = compilePage(mixed, sqliteDialect, 10, ['2024-01-05T00:00:00', 'r1'])
+    assert.equal(sql, 'SELECT ref, short, date, number FROM api_x WHERE ((date < ?) OR (date = ? AND ref > ?)) ORDER BY date DESC, ref ASC LIMIT ?')
     assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 10])
   })
 
-  it('joins the short forms of a page into one blob in sort order', () => {
+  it('joins the short forms of a page into one blob in the order of its subquery', () => {
     assert.deepEqual(compileJoinedPage({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500), {
       sql:
-        "SELECT CAST(group_concat(short, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n FROM " +
+        "SELECT CAST(group_concat(short, ',') AS BLOB) AS body, count(*) AS n FROM " +
         '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page',
       params: [1, 500],
     })
@@ -49,17 +56,17 @@ describe('plan compilation (sqlite)', () => {
     })
     assert.equal(
       sql,
-      "SELECT CAST(group_concat(full_form, ',' ORDER BY date DESC, ref DESC) AS BLOB) AS body, count(*) AS n, " +
+      "SELECT CAST(group_concat(full_form, ',') AS BLOB) AS body, count(*) AS n, " +
         "count(NULLIF(full_issue, '')) + count(NULLIF(full_blobs, '')) AS special FROM " +
-        '(SELECT full_form, full_issue, full_blobs, date, ref FROM api_x WHERE ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ?) AS page',
+        '(SELECT full_form, full_issue, full_blobs, date, ref FROM api_x WHERE (date, ref) < (?, ?) ORDER BY date DESC, ref DESC LIMIT ?) AS page',
     )
-    assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 500])
+    assert.deepEqual(params, ['2024-01-05T00:00:00', 'r1', 500])
   })
 
   it("reads the sort keys of a full page's last row alone", () => {
     assert.deepEqual(compilePageEnd({ ...plan, where: [plan.where[1]!] }, sqliteDialect, 500, ['2024-01-05T00:00:00', 'r1']), {
-      sql: 'SELECT date, ref FROM api_x WHERE posted = ? AND ((date < ?) OR (date = ? AND ref < ?)) ORDER BY date DESC, ref DESC LIMIT ? OFFSET ?',
-      params: [1, '2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 1, 499],
+      sql: 'SELECT date, ref FROM api_x WHERE posted = ? AND (date, ref) < (?, ?) ORDER BY date DESC, ref DESC LIMIT ? OFFSET ?',
+      params: [1, '2024-01-05T00:00:00', 'r1', 1, 499],
     })
   })
 })

@@ -1,0 +1,165 @@
+// Ready pages: a list's short forms kept joined in the list's order (decision "Ready pages").
+// A list sorted by its period's date is cut into one bucket per day; any other list is one
+// bucket. Each bucket is stored as pages of up to PAGE_ROWS forms, comma-joined, so a
+// request for a period (or for the whole list) without other filters reads a few blobs
+// by key instead of every row. The import rebuilds the buckets of the rows it changes, in
+// the transaction that changes them (import/read-models.ts).
+import type { TableDef } from '../../store/schema.js'
+import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
+import type { ListEndpoint, SortKey } from '../define.js'
+
+export const PAGES_TABLE = 'ready_pages'
+/** Bumped when the pages' layout changes: part of each read model's signature (store/migrate.ts). */
+export const PAGES_VERSION = 1
+
+/** Forms per stored page: ~0.5 MB of the longest short forms. */
+export const PAGE_ROWS = 500
+
+export const readyPagesTable: TableDef = {
+  name: PAGES_TABLE,
+  columns: [
+    { name: 'model', type: 'text' },
+    { name: 'bucket', type: 'text' },
+    { name: 'seq', type: 'int' },
+    { name: 'body', type: 'blob' },
+    { name: 'n', type: 'int' },
+  ],
+  primaryKey: ['model', 'bucket', 'seq'],
+}
+
+/** How a list's read model is cut into pages. */
+export interface PagedList {
+  /** The read model table. */
+  readonly model: string
+  /** The period column whose day (its first 10 characters) is the bucket; none: one bucket ''. */
+  readonly day?: string
+  /** The order of buckets: the list's first sort key. */
+  readonly dir: 'asc' | 'desc'
+  /** The list's whole order: its sort keys, then `ref`. */
+  readonly order: readonly SortKey[]
+}
+
+/** A list's order as the planner uses it: its sort keys, `ref` last in the last key's direction. */
+export const listOrder = (ep: ListEndpoint): SortKey[] => [...ep.sort, { column: 'ref', dir: ep.sort.at(-1)?.dir ?? 'asc' }]
+
+export function pagedList(ep: ListEndpoint): PagedList {
+  const order = listOrder(ep)
+  // Day buckets keep the list's order only when the date is its first key.
+  const day = ep.period && order[0]!.column === ep.period.column ? ep.period.column : undefined
+  return { model: ep.readModel.table, ...(day ? { day } : {}), dir: order[0]!.dir, order }
+}
+
+const bucketOf = (list: PagedList, alias: string): string => (list.day ? `substr(${alias}.${list.day}, 1, 10)` : "''")
+
+/** The first day after ISO day `day` (`YYYY-MM-DD`), as text that bounds stored dates of that day. */
+function dayAfter(day: string): string {
+  if (day === '') return '0' // the bucket of empty dates: '' only
+  const next = new Date(`${day}T00:00:00Z`)
+  next.setUTCDate(next.getUTCDate() + 1)
+  const iso = next.toISOString().slice(0, 10)
+  // After 9999-12-31 the year has five digits, which sorts before every stored date.
+  return iso.startsWith('+') || iso.length !== 10 || iso < day ? `${day}T24` : iso
+}
+
+const TOUCHED_BUCKETS = '_ready_buckets'
+
+/** The buckets of `list` that rows of its read model matching `where` (over alias `r`) fall in. */
+export async function bucketsOf(sql: SqlPort, list: PagedList, where: string): Promise<string[]> {
+  const rows = await sql.all<{ bucket: string }>(`SELECT DISTINCT ${bucketOf(list, 'r')} AS bucket FROM ${list.model} r WHERE ${where}`)
+  return rows.map((r) => String(r.bucket))
+}
+
+const build = (list: PagedList, dialect: Dialect, from: string): string => {
+  const order = list.order.map((k) => `t.${k.column} ${k.dir.toUpperCase()}`).join(', ')
+  const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order})`
+  return (
+    `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) ` +
+    `SELECT ?, bucket, seq, ${dialect.concatBytes('short', 'pos')}, count(*) FROM (` +
+    `SELECT t.short, ${bucketOf(list, 't')} AS bucket, (row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos ` +
+    `FROM ${from}) AS p GROUP BY bucket, seq`
+  )
+}
+
+/**
+ * Rebuilds the pages of `buckets` (all of them when 'all') from the read model as it is now,
+ * inside the caller's transaction. A bucket left without rows loses its pages.
+ */
+export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: readonly string[] | 'all'): Promise<void> {
+  if (buckets !== 'all' && buckets.length === 0) return
+  if (buckets === 'all' || !list.day) {
+    await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?`, [list.model])
+    await sql.run(build(list, sql.dialect, `${list.model} t`), [list.model])
+    return
+  }
+  await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_BUCKETS} (bucket TEXT PRIMARY KEY, next TEXT)`)
+  await sql.run(`DELETE FROM ${TOUCHED_BUCKETS}`)
+  await sql.insertRows(TOUCHED_BUCKETS, ['bucket', 'next'], buckets.map((b) => [b, dayAfter(b)]))
+  await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ? AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`, [list.model])
+  // Each bucket is an index range of the date column: one statement reads only their rows.
+  const from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
+  await sql.run(build(list, sql.dialect, from), [list.model])
+}
+
+/** A page read from the store. */
+export interface StoredPage {
+  readonly body: Buffer
+  readonly n: number
+}
+
+/** Pages read per statement; a bucket cut by the limit is read again page by page. */
+const READ_LIMIT = 16
+
+/**
+ * The stored pages of `list` for days in [from, toExclusive) (every bucket without a range),
+ * in the list's order. `first` holds the answer's first pages; `rest`, when set, yields the
+ * others a statement at a time, so a long answer is never held whole.
+ */
+export async function readPages(
+  sql: SqlPort,
+  list: PagedList,
+  range: { readonly from: string; readonly toExclusive: string } | undefined,
+): Promise<{ readonly first: readonly StoredPage[]; readonly rest?: () => AsyncGenerator<StoredPage> }> {
+  const base = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
+  const baseParams: SqlValue[] = range ? [list.model, range.from, range.toExclusive] : [list.model]
+  const dir = list.dir === 'asc' ? '>' : '<'
+  const order = `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${READ_LIMIT + 1}`
+  const read = (after?: string) =>
+    sql.all<{ bucket: string; body: Buffer; n: number }>(
+      `SELECT bucket, body, n FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
+      after === undefined ? baseParams : [...baseParams, after],
+    )
+  const page = (r: { body: Buffer; n: number }): StoredPage => ({ body: r.body, n: Number(r.n) })
+  const rows = await read()
+  if (rows.length <= READ_LIMIT) return { first: rows.map(page) }
+  // The last bucket may continue past the limit: it is read page by page, then what follows it.
+  const cut = (batch: typeof rows) => {
+    const last = batch[READ_LIMIT]!.bucket
+    return { whole: batch.filter((r) => r.bucket !== last).map(page), last }
+  }
+  const head = cut(rows)
+  return {
+    first: head.whole,
+    rest: async function* () {
+      let last = head.last
+      for (;;) {
+        for (let seq = 0; ; seq++) {
+          const [row] = await sql.all<{ body: Buffer; n: number }>(`SELECT body, n FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [
+            list.model,
+            last,
+            seq,
+          ])
+          if (!row) break
+          yield page(row)
+        }
+        const next = await read(last)
+        if (next.length <= READ_LIMIT) {
+          for (const r of next) yield page(r)
+          return
+        }
+        const more = cut(next)
+        yield* more.whole
+        last = more.last
+      }
+    },
+  }
+}

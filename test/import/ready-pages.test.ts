@@ -1,0 +1,149 @@
+// Ready pages (endpoints/shared/ready-pages.ts): a list without filters, or with only its
+// period, is served from the pages the import keeps, and those pages are exactly the read
+// model's rows in the list's order — after imports in several transactions, a document
+// moved to another day, a removed one, and a bucket longer than one statement reads.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { demoFiles } from '../../src/demo/generate.js'
+import type { ListEndpoint } from '../../src/endpoints/define.js'
+import { ENDPOINTS } from '../../src/endpoints/index.js'
+import { PAGES_TABLE, PAGE_ROWS, listOrder, pagedList } from '../../src/endpoints/shared/ready-pages.js'
+import { runList } from '../../src/pipeline/run.js'
+import type { Body } from '../../src/pipeline/run.js'
+import type { Row, SqlPort, SqlValue } from '../../src/store/sql.js'
+import { BACKENDS, importFixture } from '../support/app.js'
+import { uuid } from '../support/refs.js'
+import { createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+const LISTS = ENDPOINTS.filter((e): e is ListEndpoint => e.kind === 'list')
+const byService = (service: string) => LISTS.find((e) => e.service === service)!
+
+async function bytes(body: Body): Promise<Buffer> {
+  if (Buffer.isBuffer(body)) return body
+  const parts: Buffer[] = []
+  for await (const part of body) parts.push(part)
+  return Buffer.concat(parts)
+}
+
+async function answer(sql: SqlPort, ep: ListEndpoint, query: string): Promise<{ body: string; rows: number }> {
+  let rows = -1
+  const body = await bytes(await runList(ep, new Map(new URLSearchParams(query)), { sql, now: () => new Date('2026-01-15T12:00:00Z'), rows: (n) => (rows = n) }))
+  return { body: body.toString(), rows }
+}
+
+/** The answer straight from the read model's rows: the oracle the pages must equal. */
+async function expected(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
+  const order = listOrder(ep)
+    .map((k) => `${k.column} ${k.dir.toUpperCase()}`)
+    .join(', ')
+  const column = ep.period?.column
+  const where = days ? ` WHERE ${column} >= ? AND ${column} < ?` : ''
+  const params: SqlValue[] = days ? [days.from, days.toExclusive] : []
+  const rows = await sql.all<Row>(`SELECT short FROM ${ep.readModel.table}${where} ORDER BY ${order}`, params)
+  return { body: `{"data":[${rows.map((r) => (r.short as Buffer).toString()).join(',')}],"errors":[]}`, rows: rows.length }
+}
+
+const dmy = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`
+const next = (iso: string, days: number) => {
+  const d = new Date(`${iso}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}
+
+async function pageCount(sql: SqlPort, model: string): Promise<{ pages: number; rows: number }> {
+  const [r] = await sql.all<Row>(`SELECT count(*) AS pages, COALESCE(sum(n), 0) AS rows FROM ${PAGES_TABLE} WHERE model = ?`, [model])
+  return { pages: Number(r!.pages), rows: Number(r!.rows) }
+}
+
+for (const backend of BACKENDS) {
+  describe(`ready pages (${backend})`, () => {
+    let store: TestStore
+    before(async () => {
+      store = await createTestStore(backend)
+      // One transaction per demo file: most of them rebuild the pages of some days only.
+      for (const file of demoFiles({ scale: 0.3, seed: 7 })) {
+        const report = await importFixture(store.writer, [...file.objects()])
+        assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      }
+    })
+    after(async () => store.cleanup())
+
+    it('cuts dated lists by day and the others into one bucket', () => {
+      assert.equal(pagedList(byService('payments')).day, 'expense_date')
+      assert.equal(pagedList(byService('payments')).dir, 'desc')
+      assert.equal(pagedList(byService('demands')).day, 'doc_date')
+      assert.equal(pagedList(byService('demands')).dir, 'asc')
+      assert.equal(pagedList(byService('warehouses')).day, undefined)
+      assert.equal(pagedList(byService('specifications')).day, undefined)
+    })
+
+    it('holds every row of every list once', async () => {
+      for (const ep of LISTS) {
+        const [{ n }] = (await store.writer.all<Row>(`SELECT count(*) AS n FROM ${ep.readModel.table}`)) as [Row]
+        assert.ok(Number(n) > 0, ep.service)
+        assert.equal((await pageCount(store.writer, ep.readModel.table)).rows, Number(n), ep.service)
+      }
+    })
+
+    it('answers the whole list and periods exactly as the rows print', async () => {
+      for (const ep of LISTS) {
+        assert.deepEqual(await answer(store.writer, ep, ''), await expected(store.writer, ep), `${ep.service} whole`)
+        const column = ep.period?.column
+        if (!column) continue
+        const days = await store.writer.all<Row>(`SELECT DISTINCT substr(${column}, 1, 10) AS d FROM ${ep.readModel.table} ORDER BY d`)
+        const mid = String(days[Math.floor(days.length / 2)]!.d)
+        const three = { from: mid, toExclusive: next(mid, 3) }
+        const got = await answer(store.writer, ep, `from=${dmy(mid)}&to=${dmy(next(mid, 2))}`)
+        assert.deepEqual(got, await expected(store.writer, ep, three), `${ep.service} period`)
+        if (ep.period!.date) {
+          assert.deepEqual(await answer(store.writer, ep, `date=${dmy(mid)}`), await expected(store.writer, ep, { from: mid, toExclusive: next(mid, 1) }), `${ep.service} date`)
+          // Both given: the rows inside both.
+          const both = await answer(store.writer, ep, `from=${dmy(mid)}&to=${dmy(next(mid, 2))}&date=${dmy(next(mid, 1))}`)
+          assert.deepEqual(both, await expected(store.writer, ep, { from: next(mid, 1), toExclusive: next(mid, 2) }), `${ep.service} both`)
+        }
+      }
+    })
+
+    it('follows a document moved to another day, and one removed', async () => {
+      const ep = byService('payments')
+      const [moved, removed] = await store.writer.all<Row>(`SELECT ref, expense_date FROM api_payments ORDER BY ref LIMIT 2`)
+      const source = [...demoFiles({ scale: 0.3, seed: 7 })].flatMap((f) => [...f.objects()]) as Record<string, unknown>[]
+      const object = source.find((o) => o.ref === moved!.ref)!
+      const oldDay = String(moved!.expense_date).slice(0, 10)
+      const newDay = '2019-06-05'
+      const report = await importFixture(store.writer, [
+        { ...object, ДатаРасхода: `${newDay}T10:00:00` },
+        { type: object.type, ref: removed!.ref, deleted: true },
+      ])
+      assert.ok(report.ok, JSON.stringify(report.invalid))
+      const [{ n }] = (await store.writer.all<Row>('SELECT count(*) AS n FROM api_payments')) as [Row]
+      assert.equal((await pageCount(store.writer, 'api_payments')).rows, Number(n))
+      const onNewDay = await answer(store.writer, ep, `date=${dmy(newDay)}`)
+      assert.equal(onNewDay.rows, 1)
+      assert.deepEqual(onNewDay, await expected(store.writer, ep, { from: newDay, toExclusive: next(newDay, 1) }))
+      assert.deepEqual(await answer(store.writer, ep, `date=${dmy(oldDay)}`), await expected(store.writer, ep, { from: oldDay, toExclusive: next(oldDay, 1) }))
+      assert.deepEqual(await answer(store.writer, ep, ''), await expected(store.writer, ep))
+    })
+
+    it('streams a bucket longer than one read, page by page', async () => {
+      const ep = byService('warehouses')
+      const many = Array.from({ length: PAGE_ROWS * 17 + 3 }, (_, i) => ({
+        type: 'Справочник.Склады',
+        ref: uuid(`ready-pages-${i}`),
+        Код: String(i).padStart(9, '0'),
+        Наименование: `Склад ${String(i).padStart(5, '0')}`,
+        ЭтоГруппа: false,
+      }))
+      const report = await importFixture(store.writer, many)
+      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      const { pages } = await pageCount(store.writer, 'api_warehouses')
+      assert.ok(pages >= 18, `pages: ${pages}`)
+      const body = await runList(ep, new Map(), { sql: store.writer, now: () => new Date() })
+      assert.ok(!Buffer.isBuffer(body), 'a long list is streamed')
+      const got = (await bytes(body)).toString()
+      assert.equal(got, (await expected(store.writer, ep)).body)
+      assert.ok((JSON.parse(got) as { data: unknown[] }).data.length >= PAGE_ROWS * 17 + 3)
+    })
+  })
+}
