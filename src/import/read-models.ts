@@ -11,6 +11,8 @@ import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
 const FULL_REBUILD = 20_000
+/** Rows rebuilt in one batch past which its trigram index is merged (store/sql.ts `optimize`). */
+const MERGE_AFTER = 5_000
 
 /** What an import changed: references, and the types of the objects behind them. */
 export interface Touched {
@@ -118,8 +120,12 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
         continue
       }
     }
-    built += await buildRows(sql, model)
+    const rebuilt = await buildRows(sql, model)
+    built += rebuilt
     if (trigrams) await sql.run(trigrams.remember(model.table, search, whole ? undefined : 'ref IN (SELECT ref FROM _affected)'))
+    // A large rebuild leaves the index in many segments; merging costs about what the
+    // rebuild did, so a sync's small batches leave it to the engine's own merging.
+    if (trigrams?.optimize && (whole || rebuilt >= MERGE_AFTER)) await sql.run(trigrams.optimize(model.table))
     if (!pages) continue
     if (whole) await rebuildPages(sql, pages, 'all')
     else {

@@ -38,6 +38,8 @@ export interface TrigramDialect {
   readonly sync?: {
     forget(table: string, columns: readonly string[], where?: string): string
     remember(table: string, columns: readonly string[], where?: string): string
+    /** Merges the index into one structure after it was filled whole (the fastest to search). */
+    optimize?(table: string): string
   }
   /**
    * Run after an import's read-model writes where the engine buffers index entries for

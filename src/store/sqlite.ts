@@ -35,6 +35,9 @@ const sqliteTrigrams: TrigramDialect = {
     remember: (table, columns, where) =>
       `INSERT INTO ${fts(table)} (rowid, ${columns.join(', ')}) SELECT rowid, ${columns.join(', ')} FROM ${table}` +
       (where === undefined ? '' : ` WHERE ${where}`),
+    // A filled index is many segments; one merged segment halves a number search at scale
+    // 100 (0.20 → 0.09 ms), for ~5 s over every table of a 1.2-million-object import.
+    optimize: (table) => `INSERT INTO ${fts(table)} (${fts(table)}) VALUES ('optimize')`,
   },
   names: (table) => [fts(table)],
   existing: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB '*__trgm'",
