@@ -67,7 +67,11 @@ for (const backend of BACKENDS) {
         assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
       }
     })
-    after(async () => store.cleanup())
+    after(async () => {
+      // PGlite's writer is the database itself; a server's pool must end before the drop.
+      if (backend !== 'pglite') await store.writer.close()
+      await store.cleanup()
+    })
 
     it('cuts dated lists by day and the others into one bucket', () => {
       assert.equal(pagedList(byService('payments')).day, 'expense_date')
