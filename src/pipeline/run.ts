@@ -67,6 +67,7 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
 
   const range = !full && postFilters.length === 0 ? pageRange(ep, plan.where) : null
   if (range !== null) {
+    signal?.throwIfAborted()
     const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range)
     if (!rest) {
       counted?.(first.reduce((n, p) => n + p.n, 0))

@@ -1,5 +1,6 @@
 // The stop check the pipeline reads between pages (and rows built one by one) (RunOptions.signal), and `--workers 0`'s
-// executor: a client gone stops a streamed answer at its next row.
+// executor: a client gone stops a streamed answer at its next row. The requests carry a filter
+// (`group=false`, every row) so that they read rows page by page rather than ready pages.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { endpointByService } from '../../src/endpoints/index.js'
@@ -49,11 +50,12 @@ describe('stopping a request between rows', () => {
       },
     }
     const ep = endpointByService.get('warehouses') as ListEndpoint
-    const body = await runList(ep, new Map(), { sql, now: () => new Date('2026-11-20T12:00:00Z'), signal })
+    const filtered = new Map([['group', 'false']])
+    const body = await runList(ep, filtered, { sql, now: () => new Date('2026-11-20T12:00:00Z'), signal })
     await assert.rejects(drain(body), { message: 'stop here' })
     assert.equal(checks, 3)
     // Unchecked, the same request is whole: 3,000 rows over six pages.
-    const whole = JSON.parse((await drain(await runList(ep, new Map(), { sql, now: () => new Date() }))).toString())
+    const whole = JSON.parse((await drain(await runList(ep, filtered, { sql, now: () => new Date() }))).toString())
     assert.equal(whole.data.length, COUNT)
   })
 
@@ -65,7 +67,7 @@ describe('stopping a request between rows', () => {
       message: 'request stopped: the client went away',
     })
     const late = new AbortController()
-    const body = await executor.execute({ service: 'warehouses', query: '', now: new Date() }, { signal: late.signal })
+    const body = await executor.execute({ service: 'warehouses', query: 'group=false', now: new Date() }, { signal: late.signal })
     const read = async () => {
       let chunks = 0
       for await (const _ of body as AsyncIterable<Buffer>) if (++chunks === 1) late.abort()
