@@ -13,6 +13,7 @@ import { openReadOnly, resolveDb } from '../store/open.js'
 import type { Executor } from '../serving/executor.js'
 import { inProcessExecutor } from '../serving/in-process.js'
 import { WorkerPool } from '../serving/pool.js'
+import { readyFirst, readyOnly } from '../serving/ready-first.js'
 import { missingTrigramIndexes, trigramsMissing } from '../store/trigram.js'
 import { UserSnapshot } from '../users/directory.js'
 
@@ -104,13 +105,17 @@ export async function serve(flags: ServeFlags): Promise<number> {
     executor =
       workers === 0
         ? inProcessExecutor(ops.sql, timeLimitMs)
-        : await WorkerPool.start({
-            db: resolveDb(flags.db),
-            size: workers,
-            timeLimitMs,
-            queryTime: ops.metrics ? (s) => ops.metrics!.queryTime(s) : undefined,
-            warn: (message) => logger.warn(message),
-          })
+        : readyFirst(
+            inProcessExecutor(ops.sql, timeLimitMs),
+            await WorkerPool.start({
+              db: resolveDb(flags.db),
+              size: workers,
+              timeLimitMs,
+              queryTime: ops.metrics ? (s) => ops.metrics!.queryTime(s) : undefined,
+              warn: (message) => logger.warn(message),
+            }),
+            readyOnly(ops.sql),
+          )
   } catch (err) {
     users.stop()
     await store.close()

@@ -37,7 +37,8 @@ interface JoinedPage {
   readonly special: number
 }
 
-export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {
+/** What a list request reads: its parsed form, whether it prints full forms and how, its plan. */
+function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort, now: () => Date) {
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
@@ -45,6 +46,17 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   const stored = full && (ep.fullStored ? ep.fullStored(ctx) : true)
   const built = full && !stored
   const { plan, postFilters } = planQuery(ep, req, sql.dialect, built ? ep.fullColumns : stored ? FULL_COLUMNS : [])
+  const range = !full && postFilters.length === 0 ? pageRange(ep, plan.where) : null
+  return { req, ctx, full, stored, built, plan, postFilters, range }
+}
+
+/** Whether the request's answer is read whole from ready pages (no rows, no building). */
+export function readsReadyPages(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean {
+  return decide(ep, pairs, sql, () => new Date()).range !== null
+}
+
+export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {
+  const { req, ctx, full, stored, built, plan, postFilters, range } = decide(ep, pairs, sql, now)
   const keys = plan.orderBy.map((k) => k.column)
   const fetch = async (after?: readonly SqlValue[]) => {
     const { sql: text, params } = compilePage(plan, sql.dialect, PAGE, after)
@@ -65,7 +77,6 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   const out = new ChunkWriter()
   let count = 0
 
-  const range = !full && postFilters.length === 0 ? pageRange(ep, plan.where) : null
   if (range !== null) {
     signal?.throwIfAborted()
     const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range)
