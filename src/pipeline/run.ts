@@ -4,7 +4,7 @@
 // page's reads loaded, and streamed.
 import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, storedForm } from '../endpoints/full-forms.js'
-import { pagedList, readPages } from '../endpoints/shared/ready-pages.js'
+import { pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
 import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'
 import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
@@ -46,13 +46,15 @@ function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPo
   const stored = full && (ep.fullStored ? ep.fullStored(ctx) : true)
   const built = full && !stored
   const { plan, postFilters } = planQuery(ep, req, sql.dialect, built ? ep.fullColumns : stored ? FULL_COLUMNS : [])
-  const range = !full && postFilters.length === 0 ? pageRange(ep, plan.where) : null
+  // Short forms, or full forms the import keeps, of a whole list or a period: ready pages.
+  const range = (!full || stored) && postFilters.length === 0 ? pageRange(ep, plan.where) : null
   return { req, ctx, full, stored, built, plan, postFilters, range }
 }
 
-/** Whether the request's answer is read whole from ready pages (no rows, no building). */
+/** Whether the request's answer is short forms read whole from ready pages (no rows, no attachment content). */
 export function readsReadyPages(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean {
-  return decide(ep, pairs, sql, () => new Date()).range !== null
+  const { range, full } = decide(ep, pairs, sql, () => new Date())
+  return range !== null && !full
 }
 
 export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {
@@ -79,15 +81,15 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
 
   if (range !== null) {
     signal?.throwIfAborted()
-    const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range)
-    if (!rest) {
+    const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range, stored)
+    if (!rest && first.every((p) => p.body !== null)) {
       counted?.(first.reduce((n, p) => n + p.n, 0))
       const parts: Buffer[] = [HEAD]
-      for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body] : [p.body]))
+      for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body!] : [p.body!]))
       parts.push(errorsPart(req.issues))
       return Buffer.concat(parts)
     }
-    return fromPages(first, rest())
+    return fromPages(first, rest?.())
   }
 
   if (!built && postFilters.length === 0) {
@@ -113,17 +115,27 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   return rowByRow(first)
 
   /** Ready pages (endpoints/shared/ready-pages.ts), streamed as they are read. */
-  async function* fromPages(first: readonly StoredPage[], rest: AsyncIterable<StoredPage>): AsyncGenerator<Buffer> {
+  async function* fromPages(first: readonly StoredPage[], rest: AsyncIterable<StoredPage> | undefined): AsyncGenerator<Buffer> {
     out.push(HEAD)
-    const add = (p: StoredPage): boolean => {
+    const list = pagesOf(ep)
+    async function* add(p: StoredPage): AsyncGenerator<Buffer> {
+      if (p.body === null) {
+        // A full-form page the store could not join: its rows, each spliced as stored.
+        const rows = pageRowsSql(list, FULL_COLUMNS, p.bucket, p.seq)
+        for (const row of await sql.all<Row>(rows.sql, rows.params)) {
+          signal?.throwIfAborted()
+          yield* storedRow(row)
+        }
+        return
+      }
       if (count > 0) out.push(COMMA)
       count += p.n
-      return out.push(p.body)
+      if (out.push(p.body)) yield out.take()!
     }
-    for (const p of first) if (add(p)) yield out.take()!
-    for await (const p of rest) {
+    for (const p of first) yield* add(p)
+    for await (const p of rest ?? []) {
       signal?.throwIfAborted()
-      if (add(p)) yield out.take()!
+      yield* add(p)
     }
     counted?.(count)
     out.push(errorsPart(req.issues))

@@ -8,6 +8,8 @@ import { demoFiles } from '../../src/demo/generate.js'
 import type { ListEndpoint } from '../../src/endpoints/define.js'
 import { ENDPOINTS } from '../../src/endpoints/index.js'
 import { PAGES_TABLE, PAGE_ROWS, listOrder, pagedList } from '../../src/endpoints/shared/ready-pages.js'
+import { storedForm } from '../../src/endpoints/full-forms.js'
+import { ChunkWriter } from '../../src/pipeline/json-stream.js'
 import { runList } from '../../src/pipeline/run.js'
 import type { Body } from '../../src/pipeline/run.js'
 import type { Row, SqlPort, SqlValue } from '../../src/store/sql.js'
@@ -42,6 +44,29 @@ async function expected(sql: SqlPort, ep: ListEndpoint, days?: { from: string; t
   const params: SqlValue[] = days ? [days.from, days.toExclusive] : []
   const rows = await sql.all<Row>(`SELECT short FROM ${ep.readModel.table}${where} ORDER BY ${order}`, params)
   return { body: `{"data":[${rows.map((r) => (r.short as Buffer).toString()).join(',')}],"errors":[]}`, rows: rows.length }
+}
+
+/** The full-form answer straight from the read model's rows, each spliced as stored. */
+async function expectedFull(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
+  const order = listOrder(ep)
+    .map((k) => `${k.column} ${k.dir.toUpperCase()}`)
+    .join(', ')
+  const column = ep.period?.column
+  const where = days ? ` WHERE ${column} >= ? AND ${column} < ?` : ''
+  const params: SqlValue[] = days ? [days.from, days.toExclusive] : []
+  const rows = await sql.all<Row>(`SELECT full_form, full_issue, full_blobs FROM ${ep.readModel.table}${where} ORDER BY ${order}`, params)
+  const forms: string[] = []
+  const issues: string[] = []
+  for (const row of rows) {
+    if (String(row.full_issue) !== '') issues.push(String(row.full_issue))
+    if (row.full_form === null) continue
+    const out = new ChunkWriter()
+    const parts: Buffer[] = []
+    for await (const part of storedForm(sql, row.full_form as Buffer, String(row.full_blobs), out)) parts.push(part)
+    parts.push(out.take() ?? Buffer.alloc(0))
+    forms.push(Buffer.concat(parts).toString())
+  }
+  return { body: `{"data":[${forms.join(',')}],"errors":${JSON.stringify(issues)}}`, rows: forms.length }
 }
 
 const dmy = (iso: string) => `${iso.slice(8, 10)}.${iso.slice(5, 7)}.${iso.slice(0, 4)}`
@@ -107,6 +132,31 @@ for (const backend of BACKENDS) {
           assert.deepEqual(both, await expected(store.writer, ep, { from: next(mid, 1), toExclusive: next(mid, 2) }), `${ep.service} both`)
         }
       }
+    })
+
+    it('answers full forms of the whole list and of periods exactly as the rows print', async () => {
+      // Lists whose `full` stands alone (transfers and specifications need a filter with it).
+      const full = LISTS.filter((ep) => ep.fullPage !== undefined && !(ep.rules ?? []).some((r) => r.when === 'full'))
+      assert.deepEqual(
+        full.map((ep) => ep.service),
+        ['payments', 'receipts', 'orders', 'sorders', 'morders', 'demands'],
+      )
+      let joined = 0
+      let special = 0
+      for (const ep of full) {
+        const key = `${ep.readModel.table}:full`
+        const [c] = (await store.writer.all<Row>(`SELECT count(body) AS joined, count(*) - count(body) AS special FROM ${PAGES_TABLE} WHERE model = ?`, [key])) as [Row]
+        joined += Number(c.joined)
+        special += Number(c.special)
+        assert.deepEqual(await answer(store.writer, ep, 'full=true'), await expectedFull(store.writer, ep), `${ep.service} whole`)
+        const column = ep.period!.column
+        const days = await store.writer.all<Row>(`SELECT DISTINCT substr(${column}, 1, 10) AS d FROM ${ep.readModel.table} ORDER BY d`)
+        const mid = String(days[Math.floor(days.length / 2)]!.d)
+        const got = await answer(store.writer, ep, `full=true&from=${dmy(mid)}&to=${dmy(next(mid, 2))}`)
+        assert.deepEqual(got, await expectedFull(store.writer, ep, { from: mid, toExclusive: next(mid, 3) }), `${ep.service} period`)
+      }
+      // Both kinds of page were met: joined ones, and ones read row by row (attachments).
+      assert.ok(joined > 0 && special > 0, `joined ${joined}, special ${special}`)
     })
 
     it('follows a document moved to another day, and one removed', async () => {

@@ -10,7 +10,7 @@ import type { ListEndpoint, SortKey } from '../define.js'
 
 export const PAGES_TABLE = 'ready_pages'
 /** Bumped when the pages' layout changes: part of each read model's signature (store/migrate.ts). */
-export const PAGES_VERSION = 1
+export const PAGES_VERSION = 2
 
 /** Forms per stored page: ~0.5 MB of the longest short forms. */
 export const PAGE_ROWS = 500
@@ -31,6 +31,8 @@ export const readyPagesTable: TableDef = {
 export interface PagedList {
   /** The read model table. */
   readonly model: string
+  /** Whether the model keeps full forms: they get pages of their own (`fullKey`). */
+  readonly full: boolean
   /** The period column whose day (its first 10 characters) is the bucket; none: one bucket ''. */
   readonly day?: string
   /** The order of buckets: the list's first sort key. */
@@ -46,8 +48,15 @@ export function pagedList(ep: ListEndpoint): PagedList {
   const order = listOrder(ep)
   // Day buckets keep the list's order only when the date is its first key.
   const day = ep.period && order[0]!.column === ep.period.column ? ep.period.column : undefined
-  return { model: ep.readModel.table, ...(day ? { day } : {}), dir: order[0]!.dir, order }
+  return { model: ep.readModel.table, full: ep.fullPage !== undefined, ...(day ? { day } : {}), dir: order[0]!.dir, order }
 }
+
+/** The pages' key of a model's full forms. */
+export const fullKey = (model: string): string => `${model}:full`
+
+// A row the store cannot join: its form is left out of `data`, it has an `errors` entry, or
+// it splices attachment content in. A page holding one keeps no body; it is read row by row.
+const SPECIAL = "CASE WHEN t.full_form IS NULL OR t.full_issue <> '' OR t.full_blobs <> '' THEN 1 ELSE 0 END"
 
 const bucketOf = (list: PagedList, alias: string): string => (list.day ? `substr(${alias}.${list.day}, 1, 10)` : "''")
 
@@ -69,40 +78,64 @@ export async function bucketsOf(sql: SqlPort, list: PagedList, where: string): P
   return rows.map((r) => String(r.bucket))
 }
 
-const build = (list: PagedList, dialect: Dialect, from: string): string => {
+const build = (list: PagedList, dialect: Dialect, from: string, full: boolean): string => {
   const order = list.order.map((k) => `t.${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order})`
+  const [form, special] = full ? ['full_form', SPECIAL] : ['short', '0']
   return (
     `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) ` +
-    `SELECT ?, bucket, seq, ${dialect.concatBytes('short', 'pos')}, count(*) FROM (` +
-    `SELECT t.short, ${bucketOf(list, 't')} AS bucket, (row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos ` +
+    `SELECT ?, bucket, seq, CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END, count(*) FROM (` +
+    `SELECT t.${form} AS form, ${special} AS special, ${bucketOf(list, 't')} AS bucket, ` +
+    `(row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos ` +
     `FROM ${from}) AS p GROUP BY bucket, seq`
   )
 }
 
 /**
  * Rebuilds the pages of `buckets` (all of them when 'all') from the read model as it is now,
- * inside the caller's transaction. A bucket left without rows loses its pages.
+ * inside the caller's transaction, short and (when the model keeps them) full forms. A
+ * bucket left without rows loses its pages.
  */
 export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: readonly string[] | 'all'): Promise<void> {
   if (buckets !== 'all' && buckets.length === 0) return
+  const keys = list.full ? [list.model, fullKey(list.model)] : [list.model]
   if (buckets === 'all' || !list.day) {
-    await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?`, [list.model])
-    await sql.run(build(list, sql.dialect, `${list.model} t`), [list.model])
+    for (const key of keys) {
+      await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?`, [key])
+      await sql.run(build(list, sql.dialect, `${list.model} t`, key !== list.model), [key])
+    }
     return
   }
   await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_BUCKETS} (bucket TEXT PRIMARY KEY, next TEXT)`)
   await sql.run(`DELETE FROM ${TOUCHED_BUCKETS}`)
   await sql.insertRows(TOUCHED_BUCKETS, ['bucket', 'next'], buckets.map((b) => [b, dayAfter(b)]))
-  await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ? AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`, [list.model])
   // Each bucket is an index range of the date column: one statement reads only their rows.
   const from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
-  await sql.run(build(list, sql.dialect, from), [list.model])
+  for (const key of keys) {
+    await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ? AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`, [key])
+    await sql.run(build(list, sql.dialect, from, key !== list.model), [key])
+  }
+}
+
+/**
+ * The rows of one stored page (bucket `bucket`, page `seq`) from the read model, in the
+ * list's order: a full-form page that holds a row the store cannot join is read this way.
+ */
+export function pageRowsSql(list: PagedList, columns: readonly string[], bucket: string, seq: number): { sql: string; params: SqlValue[] } {
+  const order = list.order.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
+  const where = list.day ? ` WHERE ${list.day} >= ? AND ${list.day} < ?` : ''
+  return {
+    sql: `SELECT ${columns.join(', ')} FROM ${list.model}${where} ORDER BY ${order} LIMIT ${PAGE_ROWS} OFFSET ?`,
+    params: [...(list.day ? [bucket, dayAfter(bucket)] : []), seq * PAGE_ROWS],
+  }
 }
 
 /** A page read from the store. */
 export interface StoredPage {
-  readonly body: Buffer
+  readonly bucket: string
+  readonly seq: number
+  /** The page's forms joined; null for a full-form page the store cannot join (read its rows). */
+  readonly body: Buffer | null
   readonly n: number
 }
 
@@ -118,21 +151,24 @@ export async function readPages(
   sql: SqlPort,
   list: PagedList,
   range: { readonly from: string; readonly toExclusive: string } | undefined,
+  full = false,
 ): Promise<{ readonly first: readonly StoredPage[]; readonly rest?: () => AsyncGenerator<StoredPage> }> {
+  const key = full ? fullKey(list.model) : list.model
   const base = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
-  const baseParams: SqlValue[] = range ? [list.model, range.from, range.toExclusive] : [list.model]
+  const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
   const order = `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${READ_LIMIT + 1}`
+  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number }
   const read = (after?: string) =>
-    sql.all<{ bucket: string; body: Buffer; n: number }>(
-      `SELECT bucket, body, n FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
+    sql.all<Stored>(
+      `SELECT bucket, seq, body, n FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
       after === undefined ? baseParams : [...baseParams, after],
     )
-  const page = (r: { body: Buffer; n: number }): StoredPage => ({ body: r.body, n: Number(r.n) })
+  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body ?? null, n: Number(r.n) })
   const rows = await read()
   if (rows.length <= READ_LIMIT) return { first: rows.map(page) }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
-  const cut = (batch: typeof rows) => {
+  const cut = (batch: Stored[]) => {
     const last = batch[READ_LIMIT]!.bucket
     return { whole: batch.filter((r) => r.bucket !== last).map(page), last }
   }
@@ -143,11 +179,7 @@ export async function readPages(
       let last = head.last
       for (;;) {
         for (let seq = 0; ; seq++) {
-          const [row] = await sql.all<{ body: Buffer; n: number }>(`SELECT body, n FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [
-            list.model,
-            last,
-            seq,
-          ])
+          const [row] = await sql.all<Stored>(`SELECT bucket, seq, body, n FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq])
           if (!row) break
           yield page(row)
         }
