@@ -34,30 +34,28 @@ async function answer(sql: SqlPort, ep: ListEndpoint, query: string): Promise<{ 
   return { body: body.toString(), rows }
 }
 
-/** The answer straight from the read model's rows: the oracle the pages must equal. */
-async function expected(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
+/** The read model's rows of a list (of a day range), in its order: the oracle the pages must equal. */
+async function modelRows(sql: SqlPort, ep: ListEndpoint, columns: string, days?: { from: string; toExclusive: string }): Promise<Row[]> {
   const order = listOrder(ep)
     .map((k) => `${k.column} ${k.dir.toUpperCase()}`)
     .join(', ')
   const column = ep.period?.column
   const where = days ? ` WHERE ${column} >= ? AND ${column} < ?` : ''
   const params: SqlValue[] = days ? [days.from, days.toExclusive] : []
-  const rows = await sql.all<Row>(`SELECT short FROM ${ep.readModel.table}${where} ORDER BY ${order}`, params)
+  return sql.all<Row>(`SELECT ${columns} FROM ${ep.readModel.table}${where} ORDER BY ${order}`, params)
+}
+
+/** The answer straight from the read model's short forms. */
+async function expected(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
+  const rows = await modelRows(sql, ep, 'short', days)
   return { body: `{"data":[${rows.map((r) => (r.short as Buffer).toString()).join(',')}],"errors":[]}`, rows: rows.length }
 }
 
 /** The full-form answer straight from the read model's rows, each spliced as stored. */
 async function expectedFull(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
-  const order = listOrder(ep)
-    .map((k) => `${k.column} ${k.dir.toUpperCase()}`)
-    .join(', ')
-  const column = ep.period?.column
-  const where = days ? ` WHERE ${column} >= ? AND ${column} < ?` : ''
-  const params: SqlValue[] = days ? [days.from, days.toExclusive] : []
-  const rows = await sql.all<Row>(`SELECT full_form, full_issue, full_blobs FROM ${ep.readModel.table}${where} ORDER BY ${order}`, params)
   const forms: string[] = []
   const issues: string[] = []
-  for (const row of rows) {
+  for (const row of await modelRows(sql, ep, 'full_form, full_issue, full_blobs', days)) {
     if (String(row.full_issue) !== '') issues.push(String(row.full_issue))
     if (row.full_form === null) continue
     const out = new ChunkWriter()
