@@ -18,6 +18,8 @@ import type { Window } from './windows.js'
 import { SetWriter, formHash } from './write.js'
 
 const SETS_PER_REQUEST = 20
+/** Rounds of record-set requests asked ahead of the one being written. */
+const ROUNDS_AHEAD = 3
 
 type RowInfo = [period: string, hash: string]
 
@@ -167,22 +169,31 @@ class RegisterSync {
   async readAndWrite(recorders: readonly RecorderRef[], queued: boolean): Promise<void> {
     const rounds = chunks(chunks(recorders, SETS_PER_REQUEST), this.ctx.options.concurrency)
     const read = (lanes: readonly (readonly RecorderRef[])[]) => Promise.all(lanes.map((g) => this.readSets(g)))
-    // The next round is requested once this one has arrived, so the source prepares it while
-    // the store writes this one; no more than `concurrency` requests are ever in flight.
-    let next = rounds.length > 0 ? read(rounds[0]!) : undefined
+    // The next rounds are requested before this one is written, so the source always has a
+    // request waiting while the store writes (a commit takes longer than a round); the
+    // client's gate still keeps at most `concurrency` requests in flight.
+    const ahead: Promise<Map<string, Record<string, unknown>[]>[]>[] = []
+    let asked = 0
+    const fill = () => {
+      while (asked < rounds.length && ahead.length < ROUNDS_AHEAD) {
+        const next = read(rounds[asked++]!)
+        next.catch(() => {})
+        ahead.push(next)
+      }
+    }
     try {
       for (let k = 0; k < rounds.length; k++) {
+        fill()
         const lanes = rounds[k]!
-        const answers = await next!
-        next = k + 1 < rounds.length ? read(rounds[k + 1]!) : undefined
-        next?.catch(() => {})
+        const answers = await ahead.shift()!
+        fill()
         for (let i = 0; i < lanes.length; i++) {
           for (const r of lanes[i]!) await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
         }
         this.report.tick()
       }
     } finally {
-      next?.catch(() => {})
+      for (const next of ahead) next.catch(() => {})
     }
   }
 
