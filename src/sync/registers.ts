@@ -7,7 +7,7 @@ import { registerType } from '../model/objects.js'
 import { SEVEN } from './context.js'
 import type { CycleContext } from './context.js'
 import { mapRecordSet, recorderOf, skipsRecorder } from './mapping/index.js'
-import type { RecorderRef, SetPlan } from './mapping/index.js'
+import type { Mapped, RecorderRef, SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
 import { chunks, inGroups, pages } from './pages.js'
 import type { Paging } from './pages.js'
@@ -22,6 +22,14 @@ const SETS_PER_REQUEST = 20
 const ROUNDS_AHEAD = 3
 
 type RowInfo = [period: string, hash: string]
+
+const sortInfo = (info: RowInfo[]): RowInfo[] => info.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
+
+/** Each kept row's Period and the hash of its mapped form, from one mapping of the set. */
+function infoOf(mapped: Extract<Mapped, { ok: true }>): RowInfo[] {
+  const moves = mapped.object['Движения'] as unknown[]
+  return sortInfo(moves.map((m, i): RowInfo => [mapped.periods?.[i] ?? '', formHash(m)]))
+}
 
 class RegisterSync {
   readonly writer: SetWriter
@@ -71,13 +79,15 @@ class RegisterSync {
 
   /** Per kept row of a set: its Period and the hash of its mapped form (what the rescan compares). */
   rowInfo(recorder: RecorderRef, rows: readonly Record<string, unknown>[]): RowInfo[] {
+    const whole = mapRecordSet(this.plan, recorder, rows)
+    if (whole.ok) return infoOf(whole)
+    // A row that cannot be mapped leaves the others' info (the set is then rewritten and warned about).
     const out: RowInfo[] = []
     for (const row of rows) {
       const one = mapRecordSet(this.plan, recorder, [row])
-      const moves = one.ok ? (one.object['Движения'] as unknown[]) : []
-      if (moves.length === 1) out.push([String(row.Period ?? ''), formHash(moves[0])])
+      if (one.ok) out.push(...infoOf(one))
     }
-    return out.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
+    return sortInfo(out)
   }
 
   async hasStoredSet(ref: string): Promise<boolean> {
@@ -113,7 +123,7 @@ class RegisterSync {
         this.held.delete(recorder.ref)
       }
     } else {
-      const info = this.rowInfo(recorder, rows)
+      const info = infoOf(mapped)
       this.writer.writeOther(recorder.ref, mapped.object)
       this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
       this.held.set(recorder.ref, { set: recorder.set, rows: info })

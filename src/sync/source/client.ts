@@ -7,7 +7,8 @@ import { createWriteStream } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 import { Transform } from 'node:stream'
-import { createGunzip, gunzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { createGunzip, gunzip } from 'node:zlib'
 import { Agent, request } from 'undici'
 import type { Dispatcher } from 'undici'
 
@@ -55,6 +56,7 @@ export interface RequestOptions {
   readonly retry?: boolean
 }
 
+const gunzipAsync = promisify(gunzip)
 const CONNECT_TIMEOUT = 30_000
 const DEFAULT_DELAYS = [1000, 2000, 4000, 8000]
 
@@ -210,7 +212,7 @@ export class Source {
     return this.#withRetry(makeUrl, opts, async (res) => {
       const raw = await collect(res)
       const type = String(res.headers['content-type'] ?? '')
-      const text = decode(raw, res.headers['content-encoding'])
+      const text = await decode(raw, res.headers['content-encoding'])
       this.bytes += raw.length
       if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
       try {
@@ -252,6 +254,7 @@ async function collect(res: Dispatcher.ResponseData): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-function decode(raw: Buffer, encoding: string | string[] | undefined): string {
-  return (String(encoding ?? '').includes('gzip') ? gunzipSync(raw) : raw).toString('utf8')
+// Inflated on libuv's thread pool: the main thread maps and writes the previous answer meanwhile.
+async function decode(raw: Buffer, encoding: string | string[] | undefined): Promise<string> {
+  return (String(encoding ?? '').includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
 }
