@@ -7,7 +7,7 @@ import { noteOtherDocuments } from './context.js'
 import { attachmentContent, mapEntity } from './mapping/index.js'
 import type { SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
-import { chunks, inGroups, pages, refFilter } from './pages.js'
+import { YIELD_EVERY, chunks, inGroups, pages, refFilter, yieldToIo } from './pages.js'
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { Held, SetState } from './state/store.js'
@@ -212,6 +212,7 @@ class ObjectSync {
           this.report.read++
           this.lookAhead(entities, i + 1)
           await this.handle(entity)
+          if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo()
         }
         this.report.tick()
       }
@@ -253,6 +254,7 @@ class ObjectSync {
       for (const [i, entity] of entities.entries()) {
         this.lookAhead(entities, i + 1)
         await this.handle(entity)
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo()
       }
       this.report.tick()
     }

@@ -9,7 +9,7 @@ import type { CycleContext } from './context.js'
 import { mapRecordSet, recorderOf, skipsRecorder } from './mapping/index.js'
 import type { Mapped, RecorderRef, SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
-import { chunks, inGroups, pages } from './pages.js'
+import { YIELD_EVERY, chunks, inGroups, pages, yieldToIo } from './pages.js'
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { SetState } from './state/store.js'
@@ -38,6 +38,7 @@ class RegisterSync {
   /** Recorders whose sets this cycle has read (discovery across windows meets them more than once). */
   readonly done = new Set<string>()
   byKeyOnly = false
+  firstLoading = false
 
   constructor(
     readonly ctx: CycleContext,
@@ -126,7 +127,8 @@ class RegisterSync {
       const info = infoOf(mapped)
       this.writer.writeOther(recorder.ref, mapped.object)
       this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
-      this.held.set(recorder.ref, { set: recorder.set, rows: info })
+      // A first load never compares rows again in this run: only that the set is held counts.
+      this.held.set(recorder.ref, { set: recorder.set, rows: this.firstLoading ? [] : info })
     }
     if (queued) this.writer.also(dequeue)
     await this.writer.flushIfFull()
@@ -184,6 +186,7 @@ class RegisterSync {
     // client's gate still keeps at most `concurrency` requests in flight.
     const ahead: Promise<Map<string, Record<string, unknown>[]>[]>[] = []
     let asked = 0
+    let handled = 0
     const fill = () => {
       while (asked < rounds.length && ahead.length < ROUNDS_AHEAD) {
         const next = read(rounds[asked++]!)
@@ -198,7 +201,10 @@ class RegisterSync {
         const answers = await ahead.shift()!
         fill()
         for (let i = 0; i < lanes.length; i++) {
-          for (const r of lanes[i]!) await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
+          for (const r of lanes[i]!) {
+            await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
+            if (++handled % YIELD_EVERY === 0) await yieldToIo()
+          }
         }
         this.report.tick()
       }
@@ -208,6 +214,7 @@ class RegisterSync {
   }
 
   async firstLoad(windows: readonly Window[]): Promise<boolean> {
+    this.firstLoading = true
     const doneWindows = new Set(this.ctx.full ? [] : this.st.windowsDone)
     if (this.ctx.full) this.st.windowsDone = []
     let allRead = true
