@@ -74,6 +74,7 @@ async function engine(name: string, db: string, url: string, pid: number): Promi
   const slow = first.lines.filter((l) => / → /.test(l)).sort((a, b) => Number(/; ([\d.]+) s,/.exec(b)?.[1]) - Number(/; ([\d.]+) s,/.exec(a)?.[1]))
   console.log('  slowest sets of the first load:')
   for (const l of slow.slice(0, 5)) console.log(`    ${l}`)
+  if (process.env.BENCH_LINES) for (const l of first.lines) console.log(`  | ${l}`)
 }
 
 const fake = await startFake()

@@ -16,6 +16,8 @@ import { printStatus } from '../sync/status.js'
 import { SyncLock, SyncStore } from '../sync/state/store.js'
 import { ensureSyncTables, hasSyncTables } from '../sync/state/tables.js'
 import { localDay } from '../sync/windows.js'
+import { backgroundCheckpoints } from '../sync/checkpoints.js'
+import type { Checkpoints } from '../sync/checkpoints.js'
 
 export interface SyncFlags {
   readonly db?: string
@@ -192,12 +194,16 @@ async function run(
   o: { every?: number; full: boolean; controller: AbortController; today: () => string; external: boolean; sql?: SqlPort },
 ): Promise<number> {
   let sql: SqlPort
+  let checkpoints: Checkpoints | undefined
   try {
     sql = o.sql ?? (await openWritable(db))
     // A sync batch dirties at most a few thousand pages; the default 64 MiB page cache only
     // held read pages the writer does not need again, and cost 90 MB of peak RSS at scale 10
     // (docs/benchmarks.md, bench:sync) for no speed.
-    if (!o.sql && sql.dialect.name === 'sqlite') await sql.exec('PRAGMA cache_size = -16384')
+    if (!o.sql && sql.dialect.name === 'sqlite') {
+      await sql.exec('PRAGMA cache_size = -16384')
+      checkpoints = await backgroundCheckpoints(db, sql)
+    }
   } catch (err) {
     throw new LocalError(`cannot open the store: ${(err as Error).message}`)
   }
@@ -282,6 +288,7 @@ async function run(
       process.off('SIGINT', onSignal)
     }
     await lock.release()
+    await checkpoints?.stop()
     if (!o.sql) await sql.close()
   }
 }

@@ -38,8 +38,11 @@ export class ImportBatch {
     return { ok: true, type, ref, deleted: op.op === 'delete', unknownKeys: v.unknownKeys }
   }
 
-  /** Brings read models and derived tables up to date; returns the dangling-reference warning, if any. */
-  async finish(): Promise<string | undefined> {
+  /**
+   * Brings read models and derived tables up to date; returns the dangling-reference warning,
+   * if any. `dangling: false` skips that check for a caller that prints no such warning (sync).
+   */
+  async finish(options: { dangling?: boolean } = {}): Promise<string | undefined> {
     const w = this.#writer
     await w.flush()
     const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
@@ -48,6 +51,7 @@ export class ImportBatch {
     if (settle) await this.#sql.all(settle)
     await this.#derived.update()
     await refreshReadyAnswers(this.#sql, touched)
+    if (options.dangling === false) return undefined
     const dangling = await danglingRefs(this.#sql, w.refsSeen)
     if (dangling.length === 0) return undefined
     return `${dangling.length} reference(s) to objects that are not stored (kept, printed as empty): ${dangling.slice(0, 5).join(', ')}${dangling.length > 5 ? ', …' : ''}`

@@ -7,7 +7,7 @@ import { noteOtherDocuments } from './context.js'
 import { attachmentContent, mapEntity } from './mapping/index.js'
 import type { SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
-import { chunks, inGroups, pages, refFilter } from './pages.js'
+import { YIELD_EVERY, chunks, inGroups, pages, refFilter, yieldToIo } from './pages.js'
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { Held, SetState } from './state/store.js'
@@ -16,6 +16,8 @@ import type { Window } from './windows.js'
 import { SetWriter, formHash } from './write.js'
 
 const KEYS_PER_REQUEST = 20
+/** Attachment contents requested ahead of the one being handled. */
+const AHEAD = 3
 /** A month read in more pages than this is read in day windows from the next cycle on. */
 const PAGES_PER_MONTH = 10
 
@@ -149,26 +151,34 @@ class ObjectSync {
     return this.plan.type
   }
 
-  #ahead: { ref: string; content: Promise<Content> } | undefined
+  /** Contents requested ahead of their entry, in request order. */
+  readonly #ahead = new Map<string, Promise<Content>>()
 
   /**
-   * Attachments are read one by one (§7.4); the next one's content is requested while this
-   * one is handled, so the source prepares it while the store writes (at most one ahead).
+   * Attachments are read one by one (§7.4). The contents of the next few entries are
+   * requested before this one is handled, so the source always has the next request
+   * waiting while the store writes; the client's gate still keeps at most `concurrency`
+   * of them in flight.
    */
-  lookAhead(entity: Record<string, unknown> | undefined): void {
-    if (this.plan.kind !== 'attachments' || entity === undefined) return
-    const ref = lower(entity.Ref_Key)
-    if (this.#ahead?.ref === ref || !mapEntity(this.plan, entity, { today: this.ctx.today }).ok) return
-    const content = this.content(ref)
-    content.catch(() => {})
-    this.#ahead = { ref, content }
+  lookAhead(entities: readonly Record<string, unknown>[], from: number): void {
+    if (this.plan.kind !== 'attachments') return
+    for (let i = from; i < Math.min(entities.length, from + AHEAD); i++) {
+      const entity = entities[i]!
+      const ref = lower(entity.Ref_Key)
+      if (this.#ahead.has(ref) || !mapEntity(this.plan, entity, { today: this.ctx.today }).ok) continue
+      const content = this.content(ref)
+      content.catch(() => {})
+      this.#ahead.set(ref, content)
+    }
+    // An entry met twice in a scan leaves its content unclaimed; never keep more than a window of them.
+    while (this.#ahead.size > 2 * AHEAD) this.#ahead.delete(this.#ahead.keys().next().value!)
   }
 
   contentOf(ref: string): Promise<Content> {
-    const ahead = this.#ahead
-    if (ahead?.ref !== ref) return this.content(ref)
-    this.#ahead = undefined
-    return ahead.content
+    const ahead = this.#ahead.get(ref)
+    if (ahead === undefined) return this.content(ref)
+    this.#ahead.delete(ref)
+    return ahead
   }
 
   async content(ref: string): Promise<Content> {
@@ -200,8 +210,9 @@ class ObjectSync {
           if (this.seen.has(ref)) continue
           this.seen.set(ref, String(entity.DataVersion ?? ''))
           this.report.read++
-          this.lookAhead(entities[i + 1])
+          this.lookAhead(entities, i + 1)
           await this.handle(entity)
+          if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo()
         }
         this.report.tick()
       }
@@ -241,8 +252,9 @@ class ObjectSync {
       const answers = await inParallel(lanes, lanes.length, (refs) => this.byKeys(refs))
       const entities = answers.flat()
       for (const [i, entity] of entities.entries()) {
-        this.lookAhead(entities[i + 1])
+        this.lookAhead(entities, i + 1)
         await this.handle(entity)
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo()
       }
       this.report.tick()
     }

@@ -75,6 +75,17 @@ export async function* pages(source: Source, q: PageQuery, paging: Paging): Asyn
   }
 }
 
+/**
+ * Lets the event loop run. Mapping and writing a page or a round is one chain of
+ * microtasks: without a turn of the loop in between, the request asked ahead is not even
+ * written to the socket (the HTTP client sends from an immediate) and the answer that came
+ * meanwhile is not read, so the source would wait for the store instead of working beside it.
+ */
+export const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
+/** Objects or record sets handled between two turns of the event loop. */
+export const YIELD_EVERY = 16
+
 /** `Ref_Key eq guid'a' or …` for up to 20 refs. */
 export const refFilter = (refs: readonly string[]): string => refs.map((r) => `Ref_Key eq guid'${r}'`).join(' or ')
 

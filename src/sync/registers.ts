@@ -7,9 +7,9 @@ import { registerType } from '../model/objects.js'
 import { SEVEN } from './context.js'
 import type { CycleContext } from './context.js'
 import { mapRecordSet, recorderOf, skipsRecorder } from './mapping/index.js'
-import type { RecorderRef, SetPlan } from './mapping/index.js'
+import type { Mapped, RecorderRef, SetPlan } from './mapping/index.js'
 import type { SetReport } from './output.js'
-import { chunks, inGroups, pages } from './pages.js'
+import { YIELD_EVERY, chunks, inGroups, pages, yieldToIo } from './pages.js'
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { SetState } from './state/store.js'
@@ -18,8 +18,18 @@ import type { Window } from './windows.js'
 import { SetWriter, formHash } from './write.js'
 
 const SETS_PER_REQUEST = 20
+/** Rounds of record-set requests asked ahead of the one being written. */
+const ROUNDS_AHEAD = 3
 
 type RowInfo = [period: string, hash: string]
+
+const sortInfo = (info: RowInfo[]): RowInfo[] => info.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
+
+/** Each kept row's Period and the hash of its mapped form, from one mapping of the set. */
+function infoOf(mapped: Extract<Mapped, { ok: true }>): RowInfo[] {
+  const moves = mapped.object['Движения'] as unknown[]
+  return sortInfo(moves.map((m, i): RowInfo => [mapped.periods?.[i] ?? '', formHash(m)]))
+}
 
 class RegisterSync {
   readonly writer: SetWriter
@@ -28,6 +38,7 @@ class RegisterSync {
   /** Recorders whose sets this cycle has read (discovery across windows meets them more than once). */
   readonly done = new Set<string>()
   byKeyOnly = false
+  firstLoading = false
 
   constructor(
     readonly ctx: CycleContext,
@@ -69,13 +80,15 @@ class RegisterSync {
 
   /** Per kept row of a set: its Period and the hash of its mapped form (what the rescan compares). */
   rowInfo(recorder: RecorderRef, rows: readonly Record<string, unknown>[]): RowInfo[] {
+    const whole = mapRecordSet(this.plan, recorder, rows)
+    if (whole.ok) return infoOf(whole)
+    // A row that cannot be mapped leaves the others' info (the set is then rewritten and warned about).
     const out: RowInfo[] = []
     for (const row of rows) {
       const one = mapRecordSet(this.plan, recorder, [row])
-      const moves = one.ok ? (one.object['Движения'] as unknown[]) : []
-      if (moves.length === 1) out.push([String(row.Period ?? ''), formHash(moves[0])])
+      if (one.ok) out.push(...infoOf(one))
     }
-    return out.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
+    return sortInfo(out)
   }
 
   async hasStoredSet(ref: string): Promise<boolean> {
@@ -111,10 +124,11 @@ class RegisterSync {
         this.held.delete(recorder.ref)
       }
     } else {
-      const info = this.rowInfo(recorder, rows)
+      const info = infoOf(mapped)
       this.writer.writeOther(recorder.ref, mapped.object)
       this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
-      this.held.set(recorder.ref, { set: recorder.set, rows: info })
+      // A first load never compares rows again in this run: only that the set is held counts.
+      this.held.set(recorder.ref, { set: recorder.set, rows: this.firstLoading ? [] : info })
     }
     if (queued) this.writer.also(dequeue)
     await this.writer.flushIfFull()
@@ -167,26 +181,40 @@ class RegisterSync {
   async readAndWrite(recorders: readonly RecorderRef[], queued: boolean): Promise<void> {
     const rounds = chunks(chunks(recorders, SETS_PER_REQUEST), this.ctx.options.concurrency)
     const read = (lanes: readonly (readonly RecorderRef[])[]) => Promise.all(lanes.map((g) => this.readSets(g)))
-    // The next round is requested once this one has arrived, so the source prepares it while
-    // the store writes this one; no more than `concurrency` requests are ever in flight.
-    let next = rounds.length > 0 ? read(rounds[0]!) : undefined
+    // The next rounds are requested before this one is written, so the source always has a
+    // request waiting while the store writes (a commit takes longer than a round); the
+    // client's gate still keeps at most `concurrency` requests in flight.
+    const ahead: Promise<Map<string, Record<string, unknown>[]>[]>[] = []
+    let asked = 0
+    let handled = 0
+    const fill = () => {
+      while (asked < rounds.length && ahead.length < ROUNDS_AHEAD) {
+        const next = read(rounds[asked++]!)
+        next.catch(() => {})
+        ahead.push(next)
+      }
+    }
     try {
       for (let k = 0; k < rounds.length; k++) {
+        fill()
         const lanes = rounds[k]!
-        const answers = await next!
-        next = k + 1 < rounds.length ? read(rounds[k + 1]!) : undefined
-        next?.catch(() => {})
+        const answers = await ahead.shift()!
+        fill()
         for (let i = 0; i < lanes.length; i++) {
-          for (const r of lanes[i]!) await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
+          for (const r of lanes[i]!) {
+            await this.handleSet(r, answers[i]!.get(r.ref) ?? [], queued)
+            if (++handled % YIELD_EVERY === 0) await yieldToIo()
+          }
         }
         this.report.tick()
       }
     } finally {
-      next?.catch(() => {})
+      for (const next of ahead) next.catch(() => {})
     }
   }
 
   async firstLoad(windows: readonly Window[]): Promise<boolean> {
+    this.firstLoading = true
     const doneWindows = new Set(this.ctx.full ? [] : this.st.windowsDone)
     if (this.ctx.full) this.st.windowsDone = []
     let allRead = true

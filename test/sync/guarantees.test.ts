@@ -50,6 +50,10 @@ for (const backend of BACKENDS) {
       assert.match(run.out.at(-1)!, /^cycle complete: \d+ entity sets; read \d+, written \d+, deleted 0; [\d.]+ s$/)
       assert.deepEqual(await dump(synced.writer), await dump(imported.writer))
       assert.deepEqual(await answers(synced.writer), await answers(imported.writer))
+      // Each attachment's content is read once: the contents asked ahead are the ones used.
+      const contents = fake.requests.filter((r) => r.url.includes("Catalog_ХранилищеДополнительнойИнформации(guid'")).map((r) => r.url)
+      assert.ok(contents.length > 0)
+      assert.equal(new Set(contents).size, contents.length)
     })
 
     test('2. a second --once with no change writes nothing and answers the same', async () => {

@@ -21,7 +21,13 @@ export interface MapContext {
 }
 
 export type Mapped =
-  | { readonly ok: true; readonly object: Record<string, unknown>; readonly warnings: readonly Warning[] }
+  | {
+      readonly ok: true
+      readonly object: Record<string, unknown>
+      readonly warnings: readonly Warning[]
+      /** Record sets: the source `Period` of each kept row, in the order of `Движения`. */
+      readonly periods?: readonly string[]
+    }
   | { readonly ok: false; readonly skip: 'not-synced' | 'error'; readonly warnings: readonly Warning[] }
 
 const lineNumber = (row: Record<string, unknown>): number => {
@@ -126,6 +132,7 @@ export function mapRecordSet(plan: SetPlan, recorder: RecorderRef, rows: readonl
     return { ok: false, skip: 'error', warnings }
   }
   const moves: Record<string, unknown>[] = []
+  const periods: string[] = []
   try {
     for (const row of byLine(rows)) {
       if (row.Active === false) continue
@@ -138,6 +145,7 @@ export function mapRecordSet(plan: SetPlan, recorder: RecorderRef, rows: readonl
         continue
       }
       moves.push(out)
+      periods.push(String(row.Period ?? ''))
     }
   } catch (err) {
     if (!(err instanceof AttributeError)) throw err
@@ -145,5 +153,5 @@ export function mapRecordSet(plan: SetPlan, recorder: RecorderRef, rows: readonl
     return { ok: false, skip: 'error', warnings }
   }
   const type = `Документ.${recorder.set.slice('Document_'.length)}`
-  return { ok: true, object: { type: plan.type, Регистратор: { type, ref: recorder.ref }, Движения: moves }, warnings }
+  return { ok: true, object: { type: plan.type, Регистратор: { type, ref: recorder.ref }, Движения: moves }, warnings, periods }
 }

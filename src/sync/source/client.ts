@@ -7,7 +7,8 @@ import { createWriteStream } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { pipeline } from 'node:stream/promises'
 import { Transform } from 'node:stream'
-import { createGunzip, gunzipSync } from 'node:zlib'
+import { promisify } from 'node:util'
+import { createGunzip, gunzip } from 'node:zlib'
 import { Agent, request } from 'undici'
 import type { Dispatcher } from 'undici'
 
@@ -55,6 +56,7 @@ export interface RequestOptions {
   readonly retry?: boolean
 }
 
+const gunzipAsync = promisify(gunzip)
 const CONNECT_TIMEOUT = 30_000
 const DEFAULT_DELAYS = [1000, 2000, 4000, 8000]
 
@@ -190,12 +192,27 @@ export class Source {
     }
   }
 
-  async #withRetry<T>(makeUrl: () => string, opts: RequestOptions, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
+  /**
+   * `read` runs while the request holds its place among the `concurrency` in flight; `after`
+   * (decoding, parsing) once the answer is all here, so the next request goes out meanwhile.
+   */
+  async #withRetry<R, T>(
+    makeUrl: () => string,
+    opts: RequestOptions,
+    read: (res: Dispatcher.ResponseData) => Promise<R>,
+    after: (got: R) => Promise<T> | T,
+  ): Promise<T> {
     const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
     const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#once(makeUrl(), timeout, read)
+        const got = await this.#once(makeUrl(), timeout, read)
+        try {
+          return await after(got)
+        } catch (err) {
+          if (err instanceof SourceError) throw err
+          throw networkError(err)
+        }
       } catch (err) {
         if (!(err instanceof SourceError) || !err.retryable || opts.retry === false || attempt >= delays.length) throw err
         opts.beforeRetry?.(err)
@@ -207,18 +224,21 @@ export class Source {
 
   /** A JSON answer (`$format=json` is the caller's part of the URL). */
   async json<T = Record<string, unknown>>(makeUrl: () => string, opts: RequestOptions = {}): Promise<{ body: T; bytes: number }> {
-    return this.#withRetry(makeUrl, opts, async (res) => {
-      const raw = await collect(res)
-      const type = String(res.headers['content-type'] ?? '')
-      const text = decode(raw, res.headers['content-encoding'])
-      this.bytes += raw.length
-      if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
-      try {
-        return { body: JSON.parse(text) as T, bytes: raw.length }
-      } catch {
-        throw new SourceError('not-json', 'not a JSON answer', 200)
-      }
-    })
+    return this.#withRetry(
+      makeUrl,
+      opts,
+      async (res) => ({ raw: await collect(res), type: String(res.headers['content-type'] ?? ''), encoding: res.headers['content-encoding'] }),
+      async ({ raw, type, encoding }) => {
+        const text = await decode(raw, encoding)
+        this.bytes += raw.length
+        if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
+        try {
+          return { body: JSON.parse(text) as T, bytes: raw.length }
+        } catch {
+          throw new SourceError('not-json', 'not a JSON answer', 200)
+        }
+      },
+    )
   }
 
   /** Streams an answer to `file` while hashing it; never holds it whole in memory. */
@@ -238,7 +258,7 @@ export class Source {
       await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
       this.bytes += bytes
       return { bytes, sha256: hash.digest('hex') }
-    })
+    }, (got) => got)
   }
 
   async close(): Promise<void> {
@@ -252,6 +272,7 @@ async function collect(res: Dispatcher.ResponseData): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-function decode(raw: Buffer, encoding: string | string[] | undefined): string {
-  return (String(encoding ?? '').includes('gzip') ? gunzipSync(raw) : raw).toString('utf8')
+// Inflated on libuv's thread pool: the main thread maps and writes the previous answer meanwhile.
+async function decode(raw: Buffer, encoding: string | string[] | undefined): Promise<string> {
+  return (String(encoding ?? '').includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
 }

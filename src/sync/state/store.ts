@@ -105,11 +105,10 @@ export class SyncStore {
 
   async saveObjects(set: string, rows: readonly (readonly [ref: string, version: string, hash: string, extra: string])[]): Promise<void> {
     if (rows.length === 0) return
-    for (let i = 0; i < rows.length; i += 500) {
-      const part = rows.slice(i, i + 500)
-      await this.sql.run(`DELETE FROM sync_objects WHERE entity_set = ? AND ref IN (${part.map(() => '?').join(', ')})`, [set, ...part.map((r) => r[0])])
-      await this.sql.insertRows('sync_objects', ['entity_set', 'ref', 'version', 'hash', 'extra'], part.map((r) => [set, ...r]))
-    }
+    // One upsert per row instead of a delete and an insert; a ref given twice keeps its last row
+    // (PostgreSQL refuses to update one row twice in a statement).
+    const last = new Map(rows.map((r) => [r[0], r]))
+    await this.sql.upsertRows('sync_objects', ['entity_set', 'ref', 'version', 'hash', 'extra'], ['entity_set', 'ref'], [...last.values()].map((r) => [set, ...r]))
   }
 
   async forgetObjects(set: string, refs: readonly string[]): Promise<void> {
@@ -133,8 +132,15 @@ export class SyncStore {
   }
 
   async saveRecorder(register: string, recorder: string, recorderSet: string, rows: readonly [string, string][] | undefined): Promise<void> {
-    await this.sql.run('DELETE FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
-    if (rows) await this.sql.run('INSERT INTO sync_recorders (register, recorder, recorder_set, rows) VALUES (?, ?, ?, ?)', [register, recorder, recorderSet, JSON.stringify(rows)])
+    if (!rows) {
+      await this.sql.run('DELETE FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
+      return
+    }
+    await this.sql.run(
+      `INSERT INTO sync_recorders (register, recorder, recorder_set, rows) VALUES (?, ?, ?, ?)
+       ON CONFLICT (register, recorder) DO UPDATE SET recorder_set = excluded.recorder_set, rows = excluded.rows`,
+      [register, recorder, recorderSet, JSON.stringify(rows)],
+    )
   }
 
   async queue(register: string): Promise<{ recorder: string; recorder_set: string }[]> {
