@@ -184,6 +184,8 @@ export interface ComputedEndpoint {
   readonly params: readonly Param[]
   /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON), whole or in chunks. */
   readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer | AsyncIterable<Buffer>>
+  /** Whether a request with these parameters is answered from a ready answer alone (import/ready.ts). */
+  readonly readyWhen?: (values: ReadonlyMap<string, string>) => boolean
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint

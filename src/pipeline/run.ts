@@ -232,6 +232,11 @@ function pageRange(ep: ListEndpoint, where: readonly Condition[]): 'all' | { fro
   return { from, toExclusive: toExclusive! }
 }
 
+/** Whether a computed answer is read whole from a ready answer (the unfiltered materials tree). */
+export function readsReadyAnswer(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>): boolean {
+  return ep.readyWhen !== undefined && ep.readyWhen(parseRequest(ep, pairs).values)
+}
+
 export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
   const req = parseRequest(ep, pairs)
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)

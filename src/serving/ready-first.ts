@@ -1,12 +1,13 @@
 // Requests whose answer is read whole from ready pages (a list asked for whole or for a
-// period, endpoints/shared/ready-pages.ts) run on the event loop: a few indexed reads of
-// stored bytes, each statement bounded (16 pages), cost less than the hand-off to a worker
+// period, endpoints/shared/ready-pages.ts) or from a ready answer (the unfiltered materials
+// tree, import/ready.ts) run on the event loop: a few indexed reads of stored bytes, each
+// statement bounded (16 pages, one 768 KiB chunk), cost less than the hand-off to a worker
 // and its wake-up. Everything that computes — filters, full forms, trees, the cash
 // statement — goes to the pool, so it never holds the loop (decision "Ready answers on the
 // event loop").
 import { endpointByService } from '../endpoints/index.js'
 import { queryPairs } from '../pipeline/parse.js'
-import { readsReadyPages } from '../pipeline/run.js'
+import { readsReadyAnswer, readsReadyPages } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
 import type { DataRequest, Executor } from './executor.js'
 
@@ -14,7 +15,9 @@ import type { DataRequest, Executor } from './executor.js'
 export function readyOnly(sql: SqlPort): (request: DataRequest) => boolean {
   return (request) => {
     const ep = endpointByService.get(request.service)
-    return ep?.kind === 'list' && readsReadyPages(ep, queryPairs(request.query), sql)
+    if (!ep) return false
+    const pairs = queryPairs(request.query)
+    return ep.kind === 'list' ? readsReadyPages(ep, pairs, sql) : readsReadyAnswer(ep, pairs)
   }
 }
 
