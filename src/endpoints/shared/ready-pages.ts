@@ -4,6 +4,7 @@
 // request for a period (or for the whole list) without other filters reads a few blobs
 // by key instead of every row. The import rebuilds the buckets of the rows it changes, in
 // the transaction that changes them (import/read-models.ts).
+import { dayEnd, parseDay } from '../../pipeline/dates.js'
 import type { TableDef } from '../../store/schema.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import type { ListEndpoint, SortKey } from '../define.js'
@@ -60,14 +61,12 @@ const SPECIAL = "CASE WHEN t.full_form IS NULL OR t.full_issue <> '' OR t.full_b
 
 const bucketOf = (list: PagedList, alias: string): string => (list.day ? `substr(${alias}.${list.day}, 1, 10)` : "''")
 
-/** The first day after ISO day `day` (`YYYY-MM-DD`), as text that bounds stored dates of that day. */
+/** The exclusive bound of the stored dates of bucket `day` (`YYYY-MM-DD`): the next day (pipeline/dates.ts). */
 function dayAfter(day: string): string {
   if (day === '') return '0' // the bucket of empty dates: '' only
-  const next = new Date(`${day}T00:00:00Z`)
-  next.setUTCDate(next.getUTCDate() + 1)
-  const iso = next.toISOString().slice(0, 10)
-  // After 9999-12-31 the year has five digits, which sorts before every stored date.
-  return iso.startsWith('+') || iso.length !== 10 || iso < day ? `${day}T24` : iso
+  const d = parseDay(day)
+  // Stored dates are validated at import, so every bucket parses; a stray one still bounds its own day.
+  return d ? dayEnd(d) : `${day}T24`
 }
 
 const TOUCHED_BUCKETS = '_ready_buckets'
