@@ -19,16 +19,25 @@ import { SetWriter, formHash } from './write.js'
 
 const SETS_PER_REQUEST = 20
 /** Rounds of record-set requests asked ahead of the one being written. */
-const ROUNDS_AHEAD = 3
+const ROUNDS_AHEAD = 8
 
 type RowInfo = [period: string, hash: string]
 
 const sortInfo = (info: RowInfo[]): RowInfo[] => info.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
 
-/** Each kept row's Period and the hash of its mapped form, from one mapping of the set. */
-function infoOf(mapped: Extract<Mapped, { ok: true }>): RowInfo[] {
+/**
+ * Each kept row's Period and the hash of its mapped form, from one mapping of the set; only
+ * rows from `from` on: the rescan compares no older row, and its window only moves forward
+ * (a longer `registerRescanDays` later costs one re-read of the sets it newly reaches).
+ */
+function infoOf(mapped: Extract<Mapped, { ok: true }>, from = ''): RowInfo[] {
   const moves = mapped.object['Движения'] as unknown[]
-  return sortInfo(moves.map((m, i): RowInfo => [mapped.periods?.[i] ?? '', formHash(m)]))
+  const info: RowInfo[] = []
+  moves.forEach((m, i) => {
+    const period = mapped.periods?.[i] ?? ''
+    if (period >= from) info.push([period, formHash(m)])
+  })
+  return sortInfo(info)
 }
 
 class RegisterSync {
@@ -49,6 +58,11 @@ class RegisterSync {
   ) {
     this.writer = new SetWriter(ctx.sql, ctx.state, plan.entitySet, report)
     this.table = registerType(plan.type)?.table ?? ''
+  }
+
+  /** The first moment the rescan of any later cycle can look at. */
+  get horizon(): string {
+    return `${addDays(this.ctx.today, -this.ctx.options.registerRescanDays)}T00:00:00`
   }
 
   get rowSet(): string {
@@ -124,7 +138,7 @@ class RegisterSync {
         this.held.delete(recorder.ref)
       }
     } else {
-      const info = infoOf(mapped)
+      const info = infoOf(mapped, this.horizon)
       this.writer.writeOther(recorder.ref, mapped.object)
       this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
       // A first load never compares rows again in this run: only that the set is held counts.
@@ -274,7 +288,7 @@ class RegisterSync {
     const queued: [string, string][] = []
     for (const set of this.st.recorderSets) for (const ref of this.ctx.changed.get(set) ?? []) queued.push([ref, set])
     // 2. The rescan of the last days: sets that changed without their document changing.
-    const from = `${addDays(this.ctx.today, -this.ctx.options.registerRescanDays)}T00:00:00`
+    const from = this.horizon
     const read = new Map<string, { r: RecorderRef; rows: Record<string, unknown>[] }>()
     const paging: Paging = { size: this.st.pageSize, adaptive: true }
     for await (const page of pages(this.ctx.source, { set: this.rowSet, select: this.plan.rowSelect, filter: `Period ge datetime'${from}'`, orderby: this.rowOrder }, paging)) {

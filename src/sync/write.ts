@@ -2,7 +2,7 @@
 // import path (validation, read models, derived tables) together with the connector's
 // bookkeeping for them, in one transaction. An object that fails validation is skipped
 // with a warning and its version is not saved, so the next cycle tries it again.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { ImportBatch } from '../import/batch.js'
 import type { SqlPort } from '../store/sql.js'
 import type { SetReport } from './output.js'
@@ -10,7 +10,8 @@ import type { SyncStore } from './state/store.js'
 
 export const BATCH_SIZE = 1000
 
-export const formHash = (object: unknown): string => createHash('sha1').update(JSON.stringify(object)).digest('base64')
+// The one-shot hash skips a Hash object per call: a first load hashes every object and movement.
+export const formHash = (object: unknown): string => hash('sha1', JSON.stringify(object), 'base64')
 
 interface Item {
   readonly object: Record<string, unknown>
