@@ -72,7 +72,6 @@ export const specifications: ListEndpoint = {
       { name: 'ngroups_f', type: 'text' },
     ],
     indexes: [['sort_name', 'code', 'ref']],
-    search: ['materials_f', 'ngroups_f'],
     select:
       's.ref, s.code, s.name, s.approval_date, rsp.presentation AS responsible, s.cost_works, s.cost_transport, ' +
       's.cost_overhead, s.cost_equipment, s.cost_connections, s.cost_design, ' +

@@ -25,6 +25,9 @@ export function readModelTable(model: ReadModel): TableDef {
       ...(model.full ? FULL_COLUMNS.map((name) => ({ name, type: name === 'full_form' ? ('blob' as const) : ('text' as const) })) : []),
     ],
     primaryKey: model.rowKey ? ['ref', model.rowKey] : ['ref'],
+    // An owner's rows are read together: stored in key order where the engine can (the
+    // trigram index of a searched model needs rowids, so only a model without one).
+    ...(model.rowKey && !model.search?.length ? { clustered: true } : {}),
     indexes: model.indexes ?? [],
   }
 }
@@ -42,7 +45,7 @@ const signature = (model: ReadModel): string =>
         model.pages ?? null,
         PAGES_VERSION,
         // Only where given, so that the models without them keep their signatures (and stores their rows).
-        ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? []] : []),
+        ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? [], readModelTable(model).clustered ?? false] : []),
       ]),
     )
     .digest('hex')
