@@ -149,9 +149,9 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
     const rows = await sql.all<Row>(
       key === undefined
         ? `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND s.ref > ? ORDER BY s.ref LIMIT ?`
-        : `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND (s.ref > ? OR (s.ref = ? AND s.${key} > ?)) ` +
-            `ORDER BY s.ref, s.${key} LIMIT ?`,
-      key === undefined ? [after, BATCH] : [after, after, afterKey ?? -1, BATCH],
+        : // A row value, which both engines read as one index range (decision "Joined pages keep the subquery's order").
+          `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND (s.ref, s.${key}) > (?, ?) ORDER BY s.ref, s.${key} LIMIT ?`,
+      key === undefined ? [after, BATCH] : [after, afterKey ?? -1, BATCH],
     )
     if (rows.length === 0) return count
     const built = rows.map((row) => {
