@@ -33,9 +33,9 @@ const joinedRows = (dialect: Dialect, ctx: Pick<RequestContext, 'options' | 'val
 
 /**
  * Rule 6: the selection made by `material` or `ngroup` (whichever `own` is). One of them
- * alone (or each with `full`) is "some row's text contains it", read through the joined
- * texts' index; without `full`, both together need one row matching both, which those
- * texts narrow and an EXISTS over the rows decides.
+ * alone (or each with `full`) is "some row's text contains it", tested on the rows' joined
+ * texts; without `full`, both together need one row matching both, which those texts
+ * narrow and an EXISTS over the rows decides.
  */
 function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamContext): Condition | undefined {
   const both = ctx.options.full !== true && ctx.values.has('material') && ctx.values.has('ngroup')
@@ -146,8 +146,8 @@ export const specifications: ListEndpoint = {
   // A failed read keeps the specification with its summary string (as demands do) and an `errors` entry.
   fullPage: async (ctx, rows) => {
     // A request's matching rows: the ready rows joined by the store, the form spliced as bytes.
-    // The import (all rows, kept as the stored form) builds from the rows themselves, as it
-    // may run before the ready rows of the same batch exist.
+    // The import's form (all rows, the stored full form) stays a value built from the rows,
+    // as full-forms.ts `readyForm` stores values.
     if (ctx.options.full !== true) {
       const joined = await readJoinedMaterials(ctx.sql, refsOf(rows), ctx.values.get('material'), ctx.values.get('ngroup'))
       return (row) => {
