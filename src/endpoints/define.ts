@@ -72,6 +72,14 @@ export interface ReadModel {
   readonly table: string
   /** Model table the rows come from; `ref` is its key. */
   readonly source: string
+  /**
+   * For a model with several rows per source object (a tabular part's rows, keyed by
+   * owner): the column that tells an owner's rows apart and orders them. The table's key
+   * is then (`ref`, rowKey), and `select` yields one row per pair.
+   */
+  readonly rowKey?: string
+  /** Dependencies beyond the source's own columns, for a model without a full form (with one: StoredFull.traces). */
+  readonly traces?: readonly FullTrace[]
   readonly columns: readonly ColumnDef[]
   readonly indexes?: readonly (readonly string[])[]
   /**

@@ -8,6 +8,7 @@ import { orders } from './orders.js'
 import { payments } from './payments.js'
 import { receipts } from './receipts.js'
 import { nomenclatureSearch } from './shared/nomenclature-search.js'
+import { specMaterialRows } from './shared/spec-material-rows.js'
 import { pagedList } from './shared/ready-pages.js'
 import { sorders } from './sorders.js'
 import { specifications } from './specifications.js'
@@ -30,8 +31,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
 
 export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => [e.service, e]))
 
-/** Read models that serve filters of several endpoints rather than one endpoint's rows. */
-const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch]
+/**
+ * Read models that serve filters and forms of endpoints rather than one endpoint's rows.
+ * They are rebuilt before the endpoints' models, which may read them (api_specifications
+ * joins its ready Материалы rows' search text).
+ */
+const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch, specMaterialRows]
 
 /**
  * The folded columns the substring filters of `ep` look in: its database `contains`
@@ -73,6 +78,6 @@ const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => {
 }
 
 export const READ_MODELS: readonly ReadModel[] = [
-  ...ENDPOINTS.flatMap((e) => (e.readModel ? [withSearch(e.readModel, e)] : [])),
   ...SUPPORT_MODELS,
+  ...ENDPOINTS.flatMap((e) => (e.readModel ? [withSearch(e.readModel, e)] : [])),
 ]

@@ -19,9 +19,10 @@ import type { Condition } from '../store/plan.js'
 import type { Dialect } from '../store/sql.js'
 import { YES } from './define.js'
 import type { ListEndpoint, ParamContext, RequestContext } from './define.js'
-import { deliveryInRange, hasRow, materialsForm, readMaterials, rowFilter } from './shared/spec-materials.js'
-import type { RowFilter } from './shared/spec-materials.js'
+import { allOf, deliveryInRange, hasRow, joinedForm, materialsForm, readJoinedMaterials, readMaterials, rowFilter, rowsContain } from './shared/spec-materials.js'
+import type { JoinedMaterials, RowFilter } from './shared/spec-materials.js'
 import { refsOf } from './shared/by-owner.js'
+import { ROW_SEPARATOR, SPEC_MATERIAL_ROWS } from './shared/spec-material-rows.js'
 import { shortOf, text, tryPart } from './shared/tabular.js'
 
 const KEYS = ['code', 'name', 'material', 'ngroup']
@@ -30,12 +31,26 @@ const KEYS = ['code', 'name', 'material', 'ngroup']
 const joinedRows = (dialect: Dialect, ctx: Pick<RequestContext, 'options' | 'values'>): RowFilter | undefined =>
   ctx.options.full === true ? undefined : rowFilter(dialect, ctx.values.get('material'), ctx.values.get('ngroup'))
 
-/** Rule 6: the selection made by `material` or `ngroup` (whichever `own` is). */
+/**
+ * Rule 6: the selection made by `material` or `ngroup` (whichever `own` is). One of them
+ * alone (or each with `full`) is "some row's text contains it", tested on the rows' joined
+ * texts; without `full`, both together need one row matching both, which those texts
+ * narrow and an EXISTS over the rows decides.
+ */
 function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamContext): Condition | undefined {
-  // Without `full`, `material` (when given) emits the one joined-row condition for both.
-  if (ctx.options.full !== true && own === 'ngroup' && ctx.values.has('material')) return undefined
+  const both = ctx.options.full !== true && ctx.values.has('material') && ctx.values.has('ngroup')
+  // Without `full`, `material` emits the one joined-row condition for both.
+  if (both && own === 'ngroup') return undefined
+  if (!both) {
+    const fast = rowsContain(ctx.dialect, own, value)
+    if (fast) return allOf([fast])
+  }
   const filter = joinedRows(ctx.dialect, ctx) ?? (own === 'material' ? rowFilter(ctx.dialect, value, undefined) : rowFilter(ctx.dialect, undefined, value))
-  return filter && hasRow(filter)
+  if (!filter) return undefined
+  const narrow = both ? [rowsContain(ctx.dialect, 'material', value), rowsContain(ctx.dialect, 'ngroup', ctx.values.get('ngroup')!)] : []
+  const exists = hasRow(filter)
+  if (exists.kind !== 'sql') return exists
+  return allOf([...narrow.filter((n) => n !== undefined), exists])
 }
 
 export const specifications: ListEndpoint = {
@@ -51,18 +66,32 @@ export const specifications: ListEndpoint = {
       { name: 'code_f', type: 'text' },
       { name: 'name_f', type: 'text' },
       { name: 'sort_name', type: 'text' },
+      // The folded code and name (`material`) and group name (`ngroup`) of every materials
+      // row, joined (shared/spec-material-rows.ts, rebuilt before this model): see rowsContain.
+      { name: 'materials_f', type: 'text' },
+      { name: 'ngroups_f', type: 'text' },
     ],
     indexes: [['sort_name', 'code', 'ref']],
     select:
       's.ref, s.code, s.name, s.approval_date, rsp.presentation AS responsible, s.cost_works, s.cost_transport, ' +
       's.cost_overhead, s.cost_equipment, s.cost_connections, s.cost_design, ' +
       '(SELECT COUNT(*) FROM cat_specifications_materials m WHERE m.owner = s.ref) AS materials, ' +
-      "(SELECT MIN(st.delivery_date) FROM cat_specifications_stages st WHERE st.owner = s.ref AND st.delivery_date <> '') AS delivery " +
+      "(SELECT MIN(st.delivery_date) FROM cat_specifications_stages st WHERE st.owner = s.ref AND st.delivery_date <> '') AS delivery, " +
+      // string_agg is the same on both engines (SQLite since 3.44); the order does not matter to a substring test.
+      `(SELECT string_agg(r.material_f, '${ROW_SEPARATOR}') FROM ${SPEC_MATERIAL_ROWS} r WHERE r.ref = s.ref) AS materials_f, ` +
+      `(SELECT string_agg(r.ngroup_f, '${ROW_SEPARATOR}') FROM ${SPEC_MATERIAL_ROWS} r WHERE r.ref = s.ref) AS ngroups_f ` +
       // The derived table keeps groups and marked entries out of the read model.
       'FROM (SELECT * FROM cat_specifications WHERE is_group = 0 AND deletion_mark = 0) s ' +
       'LEFT JOIN objects rsp ON rsp.ref = s.responsible',
     build: (r) => ({
-      values: { code: text(r.code), code_f: fold(text(r.code)), name_f: fold(text(r.name)), sort_name: sortKey(text(r.name)) },
+      values: {
+        code: text(r.code),
+        code_f: fold(text(r.code)),
+        name_f: fold(text(r.name)),
+        sort_name: sortKey(text(r.name)),
+        materials_f: text(r.materials_f),
+        ngroups_f: text(r.ngroups_f),
+      },
       short: {
         Код: text(r.code),
         ДатаУтверждения: dmy(text(r.approval_date)),
@@ -116,6 +145,24 @@ export const specifications: ListEndpoint = {
   ],
   // A failed read keeps the specification with its summary string (as demands do) and an `errors` entry.
   fullPage: async (ctx, rows) => {
+    // A request's matching rows: the ready rows joined by the store, the form spliced as bytes.
+    // The import's form (all rows, the stored full form) stays a value built from the rows,
+    // as full-forms.ts `readyForm` stores values.
+    if (ctx.options.full !== true) {
+      const joined = await readJoinedMaterials(ctx.sql, refsOf(rows), ctx.values.get('material'), ctx.values.get('ngroup'))
+      return (row) => {
+        let found: JoinedMaterials | undefined
+        try {
+          found = joined(String(row.ref))[0]
+        } catch (err) {
+          const short = shortOf(row)
+          const what = `Спецификация номенклатуры ${text(short.Код)} ${text(short.Наименование)}`
+          return { value: short, issue: tryPart(() => { throw err }, what, 'Материалы').issue! }
+        }
+        // Ready JSON bytes: json-stream's serialize prints a Buffer as it is.
+        return { value: joinedForm(row.short as Buffer, found) }
+      }
+    }
     const parts = await readMaterials(ctx.sql, refsOf(rows), joinedRows(ctx.sql.dialect, ctx))
     return (row) => {
       const short = shortOf(row)

@@ -49,7 +49,7 @@ const touches = (types: ReadonlySet<string>, targets: readonly string[]): boolea
  * rows) and through the endpoint's own traces (planned cost, linked documents).
  */
 function fullTraces(model: ReadModel, types: ReadonlySet<string>): string[] {
-  if (!model.full) return []
+  if (!model.full) return (model.traces ?? []).filter((t) => touches(types, t.types)).map((t) => t.sql)
   const decl = ALL_TABLE_TYPES.find((t) => t.table === model.source)
   const traces: string[] = []
   for (const part of decl?.tabular ?? []) {
@@ -142,10 +142,16 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
   let count = 0
   // One context for the whole rebuild, so what its pages share (specifications) is read once.
   const ctx: RequestContext = { sql, now: () => new Date(), options: { full: true }, flags: new Map(), values: new Map() }
+  // Several rows per object (rowKey): batches continue after the last (ref, rowKey) pair.
+  const key = model.rowKey
+  let afterKey: SqlValue = null
   for (;;) {
     const rows = await sql.all<Row>(
-      `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND s.ref > ? ORDER BY s.ref LIMIT ?`,
-      [after, BATCH],
+      key === undefined
+        ? `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND s.ref > ? ORDER BY s.ref LIMIT ?`
+        : // A row value, which both engines read as one index range (decision "Joined pages keep the subquery's order").
+          `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND (s.ref, s.${key}) > (?, ?) ORDER BY s.ref, s.${key} LIMIT ?`,
+      key === undefined ? [after, BATCH] : [after, afterKey ?? -1, BATCH],
     )
     if (rows.length === 0) return count
     const built = rows.map((row) => {
@@ -168,5 +174,6 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
     await sql.insertRows(model.table, columns, out)
     count += rows.length
     after = rows.at(-1)!.ref as string
+    if (key !== undefined) afterKey = rows.at(-1)![key] as SqlValue
   }
 }

@@ -48,6 +48,11 @@ function hasBlob(value: unknown): boolean {
 }
 
 export async function* serialize(value: unknown, out: ChunkWriter): AsyncGenerator<Buffer> {
+  // A Buffer is JSON already made (a form joined by the store): printed as it is.
+  if (Buffer.isBuffer(value)) {
+    if (out.push(value)) yield out.take()!
+    return
+  }
   if (!hasBlob(value)) {
     if (out.push(JSON.stringify(value))) yield out.take()!
     return

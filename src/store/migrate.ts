@@ -24,14 +24,30 @@ export function readModelTable(model: ReadModel): TableDef {
       // `full_form` is NULL for a document its builder left out of `data`; the other two are '' for none.
       ...(model.full ? FULL_COLUMNS.map((name) => ({ name, type: name === 'full_form' ? ('blob' as const) : ('text' as const) })) : []),
     ],
-    primaryKey: ['ref'],
+    primaryKey: model.rowKey ? ['ref', model.rowKey] : ['ref'],
+    // An owner's rows are read together: stored in key order where the engine can (the
+    // trigram index of a searched model needs rowids, so only a model without one).
+    ...(model.rowKey && !model.search?.length ? { clustered: true } : {}),
     indexes: model.indexes ?? [],
   }
 }
 
 const signature = (model: ReadModel): string =>
   createHash('sha256')
-    .update(JSON.stringify([model.columns, model.indexes ?? [], model.search ?? [], model.select, model.build.toString(), model.full?.signature ?? null, model.pages ?? null, PAGES_VERSION]))
+    .update(
+      JSON.stringify([
+        model.columns,
+        model.indexes ?? [],
+        model.search ?? [],
+        model.select,
+        model.build.toString(),
+        model.full?.signature ?? null,
+        model.pages ?? null,
+        PAGES_VERSION,
+        // Only where given, so that the models without them keep their signatures (and stores their rows).
+        ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? [], readModelTable(model).clustered ?? false] : []),
+      ]),
+    )
     .digest('hex')
 
 export async function getMeta(sql: SqlPort, key: string): Promise<string | undefined> {

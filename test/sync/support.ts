@@ -88,7 +88,7 @@ const round = (v: unknown): unknown => (typeof v === 'number' && !Number.isInteg
 export async function dump(sql: SqlPort): Promise<Record<string, unknown[]>> {
   const tables = [
     ...modelTables().filter((t) => t.name !== 'users' && t.name !== 'meta').map((t) => ({ name: t.name, key: t.primaryKey })),
-    ...READ_MODELS.map((m) => ({ name: m.table, key: ['ref'] })),
+    ...READ_MODELS.map((m) => ({ name: m.table, key: m.rowKey ? ['ref', m.rowKey] : ['ref'] })),
     ...DERIVED_TABLES.flatMap((d) => d.tables.map((t) => ({ name: t.name, key: t.primaryKey }))),
   ]
   const out: Record<string, unknown[]> = {}

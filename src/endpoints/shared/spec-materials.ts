@@ -12,7 +12,7 @@ import { containsSql } from '../../store/trigram.js'
 import { readByOwner } from './by-owner.js'
 import type { ByOwner } from './by-owner.js'
 import { NOMENCLATURE_SEARCH } from './nomenclature-search.js'
-import { text } from './tabular.js'
+import { FIELD_SEPARATOR, ROW_SEPARATOR, SPEC_MATERIAL_ROWS, materialRow } from './spec-material-rows.js'
 
 /** A predicate on one materials row `m` joined to its item's search columns `x`. */
 export interface RowFilter {
@@ -43,6 +43,29 @@ export const hasRow = (filter: RowFilter): Condition => ({
     `WHERE m.owner = api_specifications.ref AND x.ref = m.nomenclature AND ${filter.text})`,
   params: filter.params,
 })
+
+/**
+ * Some row's `material` (code or name) or `ngroup` text contains `value`, tested on the
+ * rows' texts joined per specification (api_specifications `materials_f`, `ngroups_f`):
+ * one substring test per specification instead of an EXISTS over its rows and their items.
+ * A scan, not the trigram index: a list's pages walk the sort index, and on SQLite the
+ * index's phrase match (5–9 ms for a common word at scale 100) would be paid again on each
+ * page, where the scan of a page's own specifications costs about 3 ms (decision
+ * "Specifications' ready Материалы rows"). Undefined for a needle that could match across
+ * two joined texts (it holds a separator) or that matches the empty text of a
+ * specification without rows.
+ */
+export function rowsContain(d: Dialect, own: 'material' | 'ngroup', value: string): { text: string; params: SqlValue[] } | undefined {
+  const needle = fold(value)
+  if (needle === '' || needle.includes(ROW_SEPARATOR) || needle.includes(FIELD_SEPARATOR)) return undefined
+  const column = own === 'material' ? 'materials_f' : 'ngroups_f'
+  return containsSql(d, { table: 'api_specifications', column, qualifier: 'api_specifications', indexed: false }, needle)
+}
+
+/** Conditions all of which must hold, as one. */
+export function allOf(parts: readonly { text: string; params: readonly SqlValue[] }[]): Condition {
+  return { kind: 'sql', text: parts.map((p) => `(${p.text})`).join(' AND '), params: parts.flatMap((p) => p.params) }
+}
 
 /**
  * Rules 1–2: the stage dates of `year` (2 digits: 20XX), or of `month` 1–12 inside it.
@@ -104,17 +127,66 @@ export function readMaterials(sql: SqlPort, owners: readonly string[], filter?: 
 export function materialsForm(rows: readonly MaterialRow[]): { Материалы: unknown[]; СуммаМатериалов: number } {
   let total = 0
   const list = rows.map((r) => {
-    const [quantity, price, amount] = [Number(r.quantity), Number(r.price), Number(r.amount)]
-    total += amount !== 0 ? amount : quantity * price
-    return {
-      Код: text(r.code),
-      Материал: text(r.name),
-      Количество: quantity,
-      Единица: text(r.unit),
-      Цена: price,
-      Сумма: amount,
-      НоменклатурнаяГруппа: text(r.ngroup),
-    }
+    const { row, contribution } = materialRow(r)
+    total += contribution
+    return row
   })
   return { Материалы: list, СуммаМатериалов: round2(total) }
+}
+
+/** One specification's ready Материалы rows joined by the store: `list` the objects with commas, `parts` their shares. */
+export interface JoinedMaterials {
+  readonly owner: string
+  readonly list: Buffer | null
+  readonly parts: Buffer | null
+}
+
+/**
+ * The ready rows (spec-material-rows.ts) of each specification of `owners` that match
+ * `material` and `ngroup` (the rows of the query join, rule 6), joined in line order.
+ */
+export function readJoinedMaterials(
+  sql: SqlPort,
+  owners: readonly string[],
+  material: string | undefined,
+  ngroup: string | undefined,
+): Promise<ByOwner<JoinedMaterials>> {
+  const d = sql.dialect
+  const tests: string[] = []
+  const params: SqlValue[] = []
+  // The page's own rows only: a scan of a few thousand short texts beats a trigram read per page.
+  if (material !== undefined) {
+    tests.push(`(${d.contains('r.code_f')} OR ${d.contains('r.name_f')})`)
+    params.push(fold(material), fold(material))
+  }
+  if (ngroup !== undefined) {
+    tests.push(d.contains('r.ngroup_f'))
+    params.push(fold(ngroup))
+  }
+  // The rows in key order, grouped as they come (concatPage): an ORDER BY inside SQLite's
+  // aggregate would sort each owner's rows again, though the table keeps them in line order.
+  const query = (list: string) =>
+    `SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (` +
+    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r ` +
+    `WHERE r.ref IN (${list})${tests.map((t) => ` AND ${t}`).join('')} ORDER BY r.ref, r.line) AS r GROUP BY owner`
+  return readByOwner<JoinedMaterials>(sql, query, owners, params)
+}
+
+const LIST_KEY = Buffer.from(',"Материалы":')
+const OPEN = Buffer.from(',"Материалы":[')
+const TOTAL_KEY = Buffer.from('],"СуммаМатериалов":')
+const CLOSE = Buffer.from('}')
+
+/**
+ * The bytes `{ ...short, ...materialsForm(rows) }` prints, from the short form's bytes
+ * (Материалы, its summary string, is its last key) and the joined rows. The total is summed
+ * here, share by share in line order, as materialsForm sums it.
+ */
+export function joinedForm(short: Buffer, joined: JoinedMaterials | undefined): Buffer {
+  const cut = short.lastIndexOf(LIST_KEY)
+  if (cut < 0) throw new Error('the short form has no Материалы')
+  let total = 0
+  const parts = joined?.parts ? joined.parts.toString('utf8') : ''
+  if (parts !== '') for (const p of parts.split(',')) total += Number(p)
+  return Buffer.concat([short.subarray(0, cut), OPEN, joined?.list ?? Buffer.alloc(0), TOTAL_KEY, Buffer.from(JSON.stringify(round2(total))), CLOSE])
 }
