@@ -2,7 +2,7 @@
 // serves them (pipeline/run.ts): the JSON bytes of a document's form, the `errors` entry
 // it carries, and where attachment contents go — those are never stored twice, they stay
 // in their chunks (store/blobs.ts) and are spliced into the bytes while streaming.
-import { Base64Blob, serialize } from '../pipeline/json-stream.js'
+import { base64, serialize } from '../pipeline/json-stream.js'
 import type { ChunkWriter } from '../pipeline/json-stream.js'
 import { messages } from '../pipeline/messages.js'
 import { BLOB_CHUNK, chunkTable } from '../store/blobs.js'
@@ -86,12 +86,13 @@ export function storedForm(sql: SqlPort, full: Buffer, blobs: string, out: Chunk
 
 /**
  * Streams a stored page of full forms into `out` (ready-pages.ts): `blobs` is the page's
- * `[[start, full_blobs], …]`, each form's spots moved by where the form starts in `body`.
+ * `[base, [place, full_blobs], …]`, each form starting at `place - base` in `body`.
  */
 export function storedPage(sql: SqlPort, body: Buffer, blobs: string, out: ChunkWriter): AsyncGenerator<Buffer> {
   const spots: Spot[] = []
   if (blobs !== '') {
-    for (const [start, form] of JSON.parse(blobs) as [number, Spot[]][]) for (const [offset, ref, size] of form) spots.push([start + offset, ref, size])
+    const [base, ...forms] = JSON.parse(blobs) as [number, ...[number, Spot[]][]]
+    for (const [place, form] of forms) for (const [offset, ref, size] of form) spots.push([place - base + offset, ref, size])
   }
   return spliced(sql, body, spots.sort((a, b) => a[0] - b[0]), out)
 }
@@ -112,25 +113,24 @@ async function* spliced(sql: SqlPort, bytes: Buffer, spots: readonly Spot[], out
   let batched = new Set<string>()
   for (let i = 0; i < spots.length; i++) {
     const [offset, ref, size] = spots[i]!
-    out.push(bytes.subarray(at, offset - 1))
     if (size > BLOB_CHUNK) {
+      out.push(bytes.subarray(at, offset - 1))
       yield* serialize(content(sql, ref, size), out)
-    } else {
-      if (size > 0 && !batched.has(ref)) {
-        batched = nextBatch(spots, i)
-        batch = await readByOwner<{ owner: string; chunk: Buffer }>(sql, FIRST_CHUNKS, [...batched])
-      }
-      const [row] = size > 0 ? batch(ref) : []
-      yield* serialize(
-        new Base64Blob(size, async () => {
-          // As content() does: a file replaced by an import since its size was read breaks the answer rather than corrupt it.
-          if (!row || row.chunk.length !== size) throw new Error(`attachment ${ref} changed while it was being read`)
-          return row.chunk
-        }),
-        out,
-      )
+      at = offset + 1
+      continue
     }
-    at = offset + 1
+    if (size > 0 && !batched.has(ref)) {
+      batched = nextBatch(spots, i)
+      batch = await readByOwner<{ owner: string; chunk: Buffer }>(sql, FIRST_CHUNKS, [...batched])
+    }
+    // The bytes up to the content, its opening quote included; the closing one starts the next part.
+    out.push(bytes.subarray(at, offset))
+    at = offset
+    if (size === 0) continue
+    const chunk = batch(ref)[0]?.chunk
+    // As content() does: a file replaced by an import since its size was read breaks the answer rather than corrupt it.
+    if (!chunk || chunk.length !== size) throw new Error(`attachment ${ref} changed while it was being read`)
+    yield* base64(chunk, out)
   }
   if (out.push(bytes.subarray(at))) yield out.take()!
 }

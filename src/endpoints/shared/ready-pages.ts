@@ -24,8 +24,8 @@ export const readyPagesTable: TableDef = {
     { name: 'seq', type: 'int' },
     { name: 'body', type: 'blob' },
     { name: 'n', type: 'int' },
-    // Where attachment contents go in `body` ('' or NULL for none): JSON `[[start, full_blobs], …]`,
-    // `start` being the position in `body` of the form whose `full_blobs` follows (full-forms.ts).
+    // Where attachment contents go in `body` ('' for none): JSON `[base, [place, full_blobs], …]`,
+    // `place - base` being the position in `body` of the form whose `full_blobs` follows (full-forms.ts).
     { name: 'blobs', type: 'text' },
   ],
   primaryKey: ['model', 'bucket', 'seq'],
@@ -83,25 +83,24 @@ export async function bucketsOf(sql: SqlPort, list: PagedList, where: string): P
 
 const build = (list: PagedList, dialect: Dialect, from: string, full: boolean): string => {
   const order = list.order.map((k) => `t.${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order})`
+  // One window for all three (the engine sorts once); the frame matters to the sum only.
+  const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)`
+  const [form, special] = full ? ['full_form', SPECIAL] : ['short', '0']
   const rows =
-    `SELECT t.${full ? 'full_form' : 'short'} AS form, ${full ? 't.full_blobs' : "''"} AS blobs, ${full ? SPECIAL : '0'} AS special, ` +
-    `${bucketOf(list, 't')} AS bucket, (row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos FROM ${from}`
-  if (!full) {
-    return (
-      `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) ` +
-      `SELECT ?, bucket, seq, ${dialect.concatBytes('form', 'pos')}, count(*) FROM (${rows}) AS p GROUP BY bucket, seq`
-    )
-  }
-  // A form's start in the page: the bytes of the forms before it in its page, each with its comma.
-  // The spots carry it, so their order in the aggregate does not matter (the reader sorts them).
-  const start = `sum(octet_length(form) + 1) OVER (PARTITION BY bucket, seq ORDER BY pos ROWS UNBOUNDED PRECEDING) - octet_length(form) - 1`
-  const spotted = `SELECT form, special, bucket, seq, pos, CASE WHEN blobs <> '' THEN '[' || (${start}) || ',' || blobs || ']' END AS spot FROM (${rows}) AS q`
+    `SELECT t.${form} AS form, ${special} AS special, ${bucketOf(list, 't')} AS bucket, ` +
+    `(row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos`
+  const body = `CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END`
+  if (!full) return `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) SELECT ?, bucket, seq, ${body}, count(*) FROM (${rows} FROM ${from}) AS p GROUP BY bucket, seq`
+  // A form's place: the bytes of the bucket's forms before it, each with its comma; the
+  // page's first form's is `base`, which the reader subtracts. Each spot carries its own
+  // place, so their order in the aggregate does not matter (the reader sorts them).
+  const before = `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1`
+  const spot = `CASE WHEN blobs <> '' THEN '[' || before || ',' || blobs || ']' END`
   return (
     `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, blobs) ` +
-    `SELECT ?, bucket, seq, CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END, count(*), ` +
-    `CASE WHEN max(special) = 0 THEN COALESCE('[' || string_agg(spot, ',') || ']', '') ELSE '' END ` +
-    `FROM (${spotted}) AS p GROUP BY bucket, seq`
+    `SELECT ?, bucket, seq, ${body}, count(*), ` +
+    `CASE WHEN max(special) = 0 AND count(${spot}) > 0 THEN '[' || min(before) || ',' || string_agg(${spot}, ',') || ']' ELSE '' END ` +
+    `FROM (${rows}, t.full_blobs AS blobs, ${before} AS before FROM ${from}) AS p GROUP BY bucket, seq`
   )
 }
 
