@@ -2,11 +2,13 @@
 // serves them (pipeline/run.ts): the JSON bytes of a document's form, the `errors` entry
 // it carries, and where attachment contents go — those are never stored twice, they stay
 // in their chunks (store/blobs.ts) and are spliced into the bytes while streaming.
-import { serialize } from '../pipeline/json-stream.js'
+import { base64, serialize } from '../pipeline/json-stream.js'
 import type { ChunkWriter } from '../pipeline/json-stream.js'
 import { messages } from '../pipeline/messages.js'
+import { BLOB_CHUNK, chunkTable } from '../store/blobs.js'
 import type { Row, SqlPort } from '../store/sql.js'
 import type { FullResult, RequestContext } from './define.js'
+import { OWNERS_PER_QUERY, readByOwner } from './shared/by-owner.js'
 import { BLOB_MARK, content } from './shared/linked.js'
 
 /** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
@@ -74,16 +76,75 @@ export function readyForm(result: FullResult): ReadyForm {
   return { full: Buffer.from(parts.join('')), issue, blobs: spots.length > 0 ? JSON.stringify(spots) : '' }
 }
 
+/** Where one attachment content goes in stored bytes: the position inside its `""`, its attachment, its size. */
+type Spot = readonly [offset: number, ref: string, size: number]
+
 /** Streams a stored form into `out`, reading each attachment's content from its chunks. */
-export async function* storedForm(sql: SqlPort, full: Buffer, blobs: string, out: ChunkWriter): AsyncGenerator<Buffer> {
+export function storedForm(sql: SqlPort, full: Buffer, blobs: string, out: ChunkWriter): AsyncGenerator<Buffer> {
+  return spliced(sql, full, blobs === '' ? [] : (JSON.parse(blobs) as Spot[]), out)
+}
+
+/**
+ * Streams a stored page of full forms into `out` (ready-pages.ts): `blobs` is the page's
+ * `[base, [place, full_blobs], …]`, each form starting at `place - base` in `body`.
+ */
+export function storedPage(sql: SqlPort, body: Buffer, blobs: string, out: ChunkWriter): AsyncGenerator<Buffer> {
+  const spots: Spot[] = []
   if (blobs !== '') {
-    let at = 0
-    for (const [offset, ref, size] of JSON.parse(blobs) as [number, string, number][]) {
-      out.push(full.subarray(at, offset - 1))
+    const [base, ...forms] = JSON.parse(blobs) as [number, ...[number, Spot[]][]]
+    for (const [place, form] of forms) for (const [offset, ref, size] of form) spots.push([place - base + offset, ref, size])
+  }
+  return spliced(sql, body, spots.sort((a, b) => a[0] - b[0]), out)
+}
+
+/** Small contents read by one statement: at most this many bytes (the memory a page's splice holds)… */
+const BATCH_BYTES = 4 * BLOB_CHUNK
+/** …and this many contents. */
+const BATCH_CONTENTS = OWNERS_PER_QUERY
+
+/** The first chunks of contents, all of them one chunk long, as stored now. */
+const FIRST_CHUNKS = (list: string) => `SELECT owner, chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner IN (${list}) AND seq = 0`
+
+async function* spliced(sql: SqlPort, bytes: Buffer, spots: readonly Spot[], out: ChunkWriter): AsyncGenerator<Buffer> {
+  let at = 0
+  // The contents of one chunk or less are read many per statement (a page of payments has
+  // one or more each); a longer one streams chunk by chunk, never held whole.
+  let batch: (ref: string) => { chunk: Buffer }[] = () => []
+  let batched = new Set<string>()
+  for (let i = 0; i < spots.length; i++) {
+    const [offset, ref, size] = spots[i]!
+    if (size > BLOB_CHUNK) {
+      out.push(bytes.subarray(at, offset - 1))
       yield* serialize(content(sql, ref, size), out)
       at = offset + 1
+      continue
     }
-    full = full.subarray(at)
+    if (size > 0 && !batched.has(ref)) {
+      batched = nextBatch(spots, i)
+      batch = await readByOwner<{ owner: string; chunk: Buffer }>(sql, FIRST_CHUNKS, [...batched])
+    }
+    // The bytes up to the content, its opening quote included; the closing one starts the next part.
+    out.push(bytes.subarray(at, offset))
+    at = offset
+    if (size === 0) continue
+    const chunk = batch(ref)[0]?.chunk
+    // As content() does: a file replaced by an import since its size was read breaks the answer rather than corrupt it.
+    if (!chunk || chunk.length !== size) throw new Error(`attachment ${ref} changed while it was being read`)
+    yield* base64(chunk, out)
   }
-  if (out.push(full)) yield out.take()!
+  if (out.push(bytes.subarray(at))) yield out.take()!
+}
+
+/** The small contents from spot `i` on that one statement reads. */
+function nextBatch(spots: readonly Spot[], i: number): Set<string> {
+  const refs = new Set<string>()
+  let total = 0
+  for (let j = i; j < spots.length && refs.size < BATCH_CONTENTS; j++) {
+    const [, ref, size] = spots[j]!
+    if (size === 0 || size > BLOB_CHUNK || refs.has(ref)) continue
+    if (total + size > BATCH_BYTES && refs.size > 0) break
+    refs.add(ref)
+    total += size
+  }
+  return refs
 }

@@ -39,6 +39,14 @@ export class ChunkWriter {
   }
 }
 
+/** Pushes the Base64 of `bytes` (a whole number of 3-byte groups unless it ends the content) into `out`. */
+export function* base64(bytes: Buffer, out: ChunkWriter): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += SLICE) {
+    // Base64 is ASCII: latin1 copies the characters without UTF-8 encoding them.
+    if (out.push(Buffer.from(bytes.toString('base64', at, Math.min(bytes.length, at + SLICE)), 'latin1'))) yield out.take()!
+  }
+}
+
 /** Whether a value holds a Base64Blob anywhere (plain values take the fast JSON.stringify path). */
 function hasBlob(value: unknown): boolean {
   if (value instanceof Base64Blob) return true
@@ -59,12 +67,7 @@ export async function* serialize(value: unknown, out: ChunkWriter): AsyncGenerat
   }
   if (value instanceof Base64Blob) {
     out.push('"')
-    for (let offset = 0; offset < value.size; offset += CHUNK) {
-      const bytes = await value.read(offset, Math.min(CHUNK, value.size - offset))
-      for (let at = 0; at < bytes.length; at += SLICE) {
-        if (out.push(bytes.toString('base64', at, Math.min(bytes.length, at + SLICE)))) yield out.take()!
-      }
-    }
+    for (let offset = 0; offset < value.size; offset += CHUNK) yield* base64(await value.read(offset, Math.min(CHUNK, value.size - offset)), out)
     out.push('"')
     return
   }

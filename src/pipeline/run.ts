@@ -3,7 +3,7 @@
 // time; only a full form that depends on the request is built here, from what each
 // page's reads loaded, and streamed.
 import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
-import { FULL_COLUMNS, fullForms, storedForm } from '../endpoints/full-forms.js'
+import { FULL_COLUMNS, fullForms, storedForm, storedPage } from '../endpoints/full-forms.js'
 import { pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
 import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'
@@ -82,7 +82,7 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
   if (range !== null) {
     signal?.throwIfAborted()
     const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range, stored)
-    if (!rest && first.every((p) => p.body !== null)) {
+    if (!rest && first.every((p) => p.body !== null && p.blobs === '')) {
       counted?.(first.reduce((n, p) => n + p.n, 0))
       const parts: Buffer[] = [HEAD]
       for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body!] : [p.body!]))
@@ -130,7 +130,8 @@ export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, strin
       }
       if (count > 0) out.push(COMMA)
       count += p.n
-      if (out.push(p.body)) yield out.take()!
+      if (p.blobs !== '') yield* storedPage(sql, p.body, p.blobs, out)
+      else if (out.push(p.body)) yield out.take()!
     }
     for (const p of first) yield* add(p)
     for await (const p of rest ?? []) {

@@ -74,6 +74,11 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
     throw new Error(`the database has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new database`)
   }
   await setMeta(sql, 'schema_version', String(SCHEMA_VERSION))
+  // Pages of another layout may lack a column; every read model is rebuilt then (PAGES_VERSION is in its signature), pages and all.
+  if ((await getMeta(sql, 'pages_version')) !== String(PAGES_VERSION)) {
+    await sql.exec(`DROP TABLE ${readyPagesTable.name};\n${tableDdl(readyPagesTable, sql.dialect)}`)
+    await setMeta(sql, 'pages_version', String(PAGES_VERSION))
+  }
   const trigrams = await setUpTrigrams(sql, options.warn ?? stderrWarning)
   const stale: ReadModel[] = []
   for (const model of models) {

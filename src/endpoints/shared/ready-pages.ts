@@ -11,7 +11,7 @@ import type { ListEndpoint, SortKey } from '../define.js'
 
 export const PAGES_TABLE = 'ready_pages'
 /** Bumped when the pages' layout changes: part of each read model's signature (store/migrate.ts). */
-export const PAGES_VERSION = 2
+export const PAGES_VERSION = 3
 
 /** Forms per stored page: ~0.5 MB of the longest short forms. */
 export const PAGE_ROWS = 500
@@ -24,6 +24,9 @@ export const readyPagesTable: TableDef = {
     { name: 'seq', type: 'int' },
     { name: 'body', type: 'blob' },
     { name: 'n', type: 'int' },
+    // Where attachment contents go in `body` ('' for none): JSON `[base, [place, full_blobs], …]`,
+    // `place - base` being the position in `body` of the form whose `full_blobs` follows (full-forms.ts).
+    { name: 'blobs', type: 'text' },
   ],
   primaryKey: ['model', 'bucket', 'seq'],
 }
@@ -55,9 +58,10 @@ export function pagedList(ep: ListEndpoint): PagedList {
 /** The pages' key of a model's full forms. */
 export const fullKey = (model: string): string => `${model}:full`
 
-// A row the store cannot join: its form is left out of `data`, it has an `errors` entry, or
-// it splices attachment content in. A page holding one keeps no body; it is read row by row.
-const SPECIAL = "CASE WHEN t.full_form IS NULL OR t.full_issue <> '' OR t.full_blobs <> '' THEN 1 ELSE 0 END"
+// A row the store cannot join: its form is left out of `data` or it has an `errors` entry.
+// A page holding one keeps no body; it is read row by row. Attachment contents are not
+// joined either, but their places are: the page keeps its body and says where they go.
+const SPECIAL = "CASE WHEN t.full_form IS NULL OR t.full_issue <> '' THEN 1 ELSE 0 END"
 
 const bucketOf = (list: PagedList, alias: string): string => (list.day ? `substr(${alias}.${list.day}, 1, 10)` : "''")
 
@@ -79,14 +83,24 @@ export async function bucketsOf(sql: SqlPort, list: PagedList, where: string): P
 
 const build = (list: PagedList, dialect: Dialect, from: string, full: boolean): string => {
   const order = list.order.map((k) => `t.${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order})`
+  // One window for all three (the engine sorts once); the frame matters to the sum only.
+  const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)`
   const [form, special] = full ? ['full_form', SPECIAL] : ['short', '0']
-  return (
-    `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) ` +
-    `SELECT ?, bucket, seq, CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END, count(*) FROM (` +
+  const rows =
     `SELECT t.${form} AS form, ${special} AS special, ${bucketOf(list, 't')} AS bucket, ` +
-    `(row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos ` +
-    `FROM ${from}) AS p GROUP BY bucket, seq`
+    `(row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos`
+  const body = `CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END`
+  if (!full) return `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) SELECT ?, bucket, seq, ${body}, count(*) FROM (${rows} FROM ${from}) AS p GROUP BY bucket, seq`
+  // A form's place: the bytes of the bucket's forms before it, each with its comma; the
+  // page's first form's is `base`, which the reader subtracts. Each spot carries its own
+  // place, so their order in the aggregate does not matter (the reader sorts them).
+  const before = `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1`
+  const spot = `CASE WHEN blobs <> '' THEN '[' || before || ',' || blobs || ']' END`
+  return (
+    `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, blobs) ` +
+    `SELECT ?, bucket, seq, ${body}, count(*), ` +
+    `CASE WHEN max(special) = 0 AND count(${spot}) > 0 THEN '[' || min(before) || ',' || string_agg(${spot}, ',') || ']' ELSE '' END ` +
+    `FROM (${rows}, t.full_blobs AS blobs, ${before} AS before FROM ${from}) AS p GROUP BY bucket, seq`
   )
 }
 
@@ -136,6 +150,8 @@ export interface StoredPage {
   /** The page's forms joined; null for a full-form page the store cannot join (read its rows). */
   readonly body: Buffer | null
   readonly n: number
+  /** Where attachment contents go in `body` ('' for none; `blobs` of ready_pages). */
+  readonly blobs: string
 }
 
 /** Pages read per statement; a bucket cut by the limit is read again page by page. */
@@ -157,13 +173,13 @@ export async function readPages(
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
   const order = `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${READ_LIMIT + 1}`
-  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number }
+  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number; blobs: string | null }
   const read = (after?: string) =>
     sql.all<Stored>(
-      `SELECT bucket, seq, body, n FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
+      `SELECT bucket, seq, body, n, blobs FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
       after === undefined ? baseParams : [...baseParams, after],
     )
-  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body ?? null, n: Number(r.n) })
+  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body ?? null, n: Number(r.n), blobs: r.blobs ?? '' })
   const rows = await read()
   if (rows.length <= READ_LIMIT) return { first: rows.map(page) }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
@@ -178,7 +194,7 @@ export async function readPages(
       let last = head.last
       for (;;) {
         for (let seq = 0; ; seq++) {
-          const [row] = await sql.all<Stored>(`SELECT bucket, seq, body, n FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq])
+          const [row] = await sql.all<Stored>(`SELECT bucket, seq, body, n, blobs FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq])
           if (!row) break
           yield page(row)
         }

@@ -1,0 +1,183 @@
+// A ready page of full forms whose documents carry attachments keeps its joined body and
+// where each content goes (endpoints/shared/ready-pages.ts); serving splices the contents in,
+// the small ones read many per statement, a longer one chunk by chunk (full-forms.ts). The
+// answer is byte for byte what the rows print one by one.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { ListEndpoint } from '../../src/endpoints/define.js'
+import { ENDPOINTS } from '../../src/endpoints/index.js'
+import { storedForm } from '../../src/endpoints/full-forms.js'
+import { PAGES_TABLE } from '../../src/endpoints/shared/ready-pages.js'
+import { ChunkWriter } from '../../src/pipeline/json-stream.js'
+import { runList } from '../../src/pipeline/run.js'
+import { BLOB_CHUNK } from '../../src/store/blobs.js'
+import type { Row, SqlPort } from '../../src/store/sql.js'
+import { BACKENDS, importFixture } from '../support/app.js'
+import { loggedReads } from '../support/failing-sql.js'
+import type { LoggedRead } from '../support/failing-sql.js'
+import { uuid } from '../support/refs.js'
+import { createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+const payments = ENDPOINTS.find((e): e is ListEndpoint => e.kind === 'list' && e.service === 'payments')!
+const REQUEST = 'Документ.ЗаявкаНаРасходованиеСредств'
+const FILE = 'Справочник.ХранилищеДополнительнойИнформации'
+
+/** Bytes that differ from position to position, so a content spliced at the wrong place or from the wrong chunk shows. */
+const content = (seed: number, size: number): Buffer => {
+  const bytes = Buffer.alloc(size)
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed * 17 + (i >> 8)) & 0xff
+  return bytes
+}
+
+// Five requests on 2025-06-10 and one on 2025-06-11. Contents of 700,000 bytes: four of
+// them exceed one statement's 3 MiB of small contents, so those are read in two.
+const FILES: Record<string, [name: string, size: number][]> = {
+  'стр-1': [['a.txt', 11], ['b.bin', 700_000]],
+  'стр-2': [],
+  'стр-3': [['большой.bin', BLOB_CHUNK + 1000], ['c.bin', 700_000]],
+  'стр-4': [['ровно-чанк.bin', BLOB_CHUNK], ['d.bin', 700_000], ['e.txt', 3]],
+  'стр-5': [['f.bin', 700_000], ['ж.txt', 5]],
+  'стр-6': [['другой-день.txt', 9]],
+}
+
+const objects = Object.entries(FILES).flatMap(([key, files], i) => [
+  {
+    type: REQUEST,
+    ref: uuid(key),
+    Номер: `ЗР-${String(i + 1).padStart(4, '0')}`,
+    Дата: '2025-06-01T09:00:00',
+    ДатаРасхода: key === 'стр-6' ? '2025-06-11T00:00:00' : '2025-06-10T00:00:00',
+    СуммаДокумента: 100 + i,
+    Проведен: true,
+  },
+  ...files.map(([name, size], j) => ({
+    type: FILE,
+    ref: uuid(`${key}-файл-${j}`),
+    Наименование: name,
+    Объект: { type: REQUEST, ref: uuid(key) },
+    ИмяФайла: name,
+    Данные: content(i * 10 + j, size).toString('base64'),
+  })),
+  // Marked for deletion: not printed, not read.
+  { type: FILE, ref: uuid(`${key}-удалённый`), Наименование: 'x.txt', Объект: { type: REQUEST, ref: uuid(key) }, ИмяФайла: 'x.txt', Данные: 'eA==', ПометкаУдаления: true },
+])
+
+async function text(body: Buffer | AsyncIterable<Buffer>): Promise<string> {
+  if (Buffer.isBuffer(body)) return body.toString()
+  const parts: Buffer[] = []
+  for await (const part of body) parts.push(part)
+  return Buffer.concat(parts).toString()
+}
+
+const answer = async (sql: SqlPort, query: string) => runList(payments, new Map(new URLSearchParams(query)), { sql, now: () => new Date('2026-01-15T12:00:00Z') })
+
+/** The forms the rows of a day print one by one, each spliced as stored: the oracle. */
+async function rowByRow(sql: SqlPort, day: string): Promise<string[]> {
+  const rows = await sql.all<Row>('SELECT full_form, full_blobs FROM api_payments WHERE expense_date >= ? AND expense_date < ? ORDER BY expense_date DESC, number DESC, ref DESC', [
+    day,
+    `${day}T24`,
+  ])
+  const forms: string[] = []
+  for (const row of rows) {
+    const out = new ChunkWriter()
+    const parts: Buffer[] = []
+    for await (const part of storedForm(sql, row.full_form as Buffer, String(row.full_blobs), out)) parts.push(part)
+    parts.push(out.take() ?? Buffer.alloc(0))
+    forms.push(Buffer.concat(parts).toString())
+  }
+  return forms
+}
+
+for (const backend of BACKENDS) {
+  describe(`ready pages with attachment contents (${backend})`, () => {
+    let store: TestStore
+    before(async () => {
+      store = await createTestStore(backend)
+      const report = await importFixture(store.writer, objects)
+      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+    })
+    after(async () => {
+      if (backend !== 'pglite') await store.writer.close()
+      await store.cleanup()
+    })
+
+    it('keeps the page body and where each content goes', async () => {
+      // The contents of each form holding some, in the page's order (the store aggregates them in
+      // any order); the first element is the page's base.
+      const spotsByForm = (blobs: string) =>
+        (JSON.parse(blobs) as [number, unknown[]][])
+          .slice(1)
+          .sort((a, b) => a[0] - b[0])
+          .map(([, spots]) => spots.length)
+      const pages = await store.writer.all<Row>(`SELECT bucket, seq, n, body IS NULL AS missing, blobs FROM ${PAGES_TABLE} WHERE model = ? ORDER BY bucket`, ['api_payments:full'])
+      assert.deepEqual(
+        pages.map((p) => [p.bucket, Number(p.seq), Number(p.n), Boolean(Number(p.missing)), spotsByForm(String(p.blobs))]),
+        [
+          ['2025-06-10', 0, 5, false, [2, 3, 2, 2]],
+          ['2025-06-11', 0, 1, false, [1]],
+        ],
+      )
+    })
+
+    it('splices every content into the page, as the rows print it, in few statements', async () => {
+      const log: LoggedRead[] = []
+      const sql = loggedReads(log)(store.writer)
+      const body = await answer(sql, 'full=true&from=10.06.2025&to=11.06.2025')
+      assert.ok(!Buffer.isBuffer(body), 'a page with contents is streamed')
+      const got = await text(body)
+      const reads = log.map((r) => [/FROM (\w+)/.exec(r.text)![1], r.params.length])
+      // The pages; the small content of 06-11 (newest first); then those of 06-10 up to 3 MiB
+      // (seven, padded to a power of two), the long one chunk by chunk, the one left over.
+      assert.deepEqual(reads, [
+        ['ready_pages', 3],
+        ['cat_attachments_data', 1],
+        ['cat_attachments_data', 8],
+        ['cat_attachments_data', 2],
+        ['cat_attachments_data', 2],
+        ['cat_attachments_data', 1],
+      ])
+      const forms = [...(await rowByRow(store.writer, '2025-06-11')), ...(await rowByRow(store.writer, '2025-06-10'))]
+      assert.equal(forms.length, 6)
+      assert.equal(got, `{"data":[${forms.join(',')}],"errors":[]}`)
+      const data = (JSON.parse(got) as { data: { Номер: string; Вложения: { ИмяФайла: string; Данные: string }[] }[] }).data
+      assert.deepEqual(
+        data.map((d) => [d.Номер, d.Вложения.map((v) => v.ИмяФайла)]),
+        [
+          ['ЗР-0006', ['другой-день.txt']],
+          ['ЗР-0005', ['f.bin', 'ж.txt']],
+          ['ЗР-0004', ['d.bin', 'e.txt', 'ровно-чанк.bin']],
+          ['ЗР-0003', ['c.bin', 'большой.bin']],
+          ['ЗР-0002', []],
+          ['ЗР-0001', ['a.txt', 'b.bin']],
+        ],
+      )
+      for (const d of data) {
+        const i = Number(d.Номер.slice(3)) - 1
+        const files = Object.values(FILES)[i]!
+        for (const v of d.Вложения) {
+          const j = files.findIndex(([name]) => name === v.ИмяФайла)
+          assert.ok(Buffer.from(v.Данные, 'base64').equals(content(i * 10 + j, files[j]![1])), `${d.Номер} ${v.ИмяФайла}`)
+        }
+      }
+    })
+
+    it('breaks the answer when a content changed size after its page was read', async () => {
+      const ref = uuid('стр-1-файл-0')
+      const shrunk = (sql: SqlPort): SqlPort =>
+        new Proxy(sql, {
+          get(target, key) {
+            if (key !== 'all') {
+              const value: unknown = Reflect.get(target, key, target)
+              return typeof value === 'function' ? value.bind(target) : value
+            }
+            return async (t: string, params: readonly unknown[] = []) => {
+              const rows = await target.all<Row>(t, params as never)
+              return t.includes('cat_attachments_data') ? rows.map((r) => (r.owner === ref ? { ...r, chunk: (r.chunk as Buffer).subarray(1) } : r)) : rows
+            }
+          },
+        })
+      await assert.rejects(text(await answer(shrunk(store.writer), 'full=true&date=10.06.2025')), { message: `attachment ${ref} changed while it was being read` })
+    })
+  })
+}
