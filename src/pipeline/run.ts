@@ -9,6 +9,7 @@ import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'
 import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, serialize } from './json-stream.js'
 import { parseRequest } from './parse.js'
 import { planQuery } from './plan.js'
@@ -55,6 +56,28 @@ function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPo
 export function readsReadyPages(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean {
   const { range, full } = decide(ep, pairs, sql, () => new Date())
   return range !== null && !full
+}
+
+/** The rows a short-form request may read on the event loop when an indexed substring bounds them. */
+export const LOOP_ROWS = 50
+
+/**
+ * Whether a short-form request reads at most LOOP_ROWS rows: one of its substring conditions
+ * (a number, a name of 3+ characters) matches no more, as the engine's trigram index counts
+ * them. Such a request (`code=019151`) costs a few indexed reads, less than a worker's hand-off.
+ */
+export async function readsFewRows(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): Promise<boolean> {
+  const probe = sql.dialect.trigram.probe
+  if (!probe) return false
+  const { full, plan } = decide(ep, pairs, sql, () => new Date())
+  if (full) return false
+  for (const c of plan.where) {
+    if (c.kind !== 'contains' || !c.indexed || !usesTrigrams(c.value)) continue
+    const { text, params } = probe(plan.source, c.column, c.value, LOOP_ROWS + 1)
+    const [row] = await sql.all<{ n: number }>(text, params)
+    if (Number(row?.n) <= LOOP_ROWS) return true
+  }
+  return false
 }
 
 export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {

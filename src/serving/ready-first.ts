@@ -2,28 +2,31 @@
 // period, endpoints/shared/ready-pages.ts) or from a ready answer (the unfiltered materials
 // tree, import/ready.ts) run on the event loop: a few indexed reads of stored bytes, each
 // statement bounded (16 pages, one 768 KiB chunk), cost less than the hand-off to a worker
-// and its wake-up. Everything that computes — filters, full forms, trees, the cash
-// statement — goes to the pool, so it never holds the loop (decision "Ready answers on the
+// and its wake-up. So do requests that a substring condition bounds to a few rows, as the
+// trigram index counts them first (a document by its number). Everything else that
+// computes — other filters, full forms, trees, the cash statement — goes to the pool, so it
+// never holds the loop (decisions "Ready answers on the event loop", "A few rows on the
 // event loop").
 import { endpointByService } from '../endpoints/index.js'
 import { queryPairs } from '../pipeline/parse.js'
-import { readsReadyAnswer, readsReadyPages } from '../pipeline/run.js'
+import { readsFewRows, readsReadyAnswer, readsReadyPages } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
 import type { DataRequest, Executor } from './executor.js'
 
-/** Whether `request` is answered from ready pages alone. */
-export function readyOnly(sql: SqlPort): (request: DataRequest) => boolean {
+/** Whether `request` is answered from ready pages, a ready answer or a few rows a trigram index finds. */
+export function readyOnly(sql: SqlPort): (request: DataRequest) => boolean | Promise<boolean> {
   return (request) => {
     const ep = endpointByService.get(request.service)
     if (!ep) return false
     const pairs = queryPairs(request.query)
-    return ep.kind === 'list' ? readsReadyPages(ep, pairs, sql) : readsReadyAnswer(ep, pairs)
+    if (ep.kind !== 'list') return readsReadyAnswer(ep, pairs)
+    return readsReadyPages(ep, pairs, sql) || readsFewRows(ep, pairs, sql)
   }
 }
 
-export function readyFirst(ready: Executor, pool: Executor, isReady: (request: DataRequest) => boolean): Executor {
+export function readyFirst(ready: Executor, pool: Executor, isReady: (request: DataRequest) => boolean | Promise<boolean>): Executor {
   return {
-    execute: (request, how) => (isReady(request) ? ready : pool).execute(request, how),
+    execute: async (request, how) => ((await isReady(request)) ? ready : pool).execute(request, how),
     async close() {
       await Promise.all([ready.close(), pool.close()])
     },

@@ -26,6 +26,12 @@ export interface TrigramDialect {
   /** The folded `column` of read model `table` contains `needle` (folded, 3+ characters), through the
    *  index; `qualifier` is the table's name or alias in the query when it needs one. */
   contains(table: string, column: string, needle: string, qualifier?: string): { readonly text: string; readonly params: SqlValue[] }
+  /**
+   * A statement whose one row's `n` is how many rows of `table` have `needle` (folded, 3+
+   * characters) in `column`, counted up to `limit`, at a cost bounded by `limit` and the
+   * index, not by the table. Absent where the engine cannot count so cheaply.
+   */
+  probe?(table: string, column: string, needle: string, limit: number): { readonly text: string; readonly params: SqlValue[] }
   /** Creates the index over `columns` of read model `table` (idempotent). */
   create(table: string, columns: readonly string[]): string
   /** Drops it with its table ('' where dropping the table drops it). */

@@ -3,8 +3,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { DataRequest, Executor } from '../../src/serving/executor.js'
+import { LOOP_ROWS } from '../../src/pipeline/run.js'
 import { readyFirst, readyOnly } from '../../src/serving/ready-first.js'
 import type { SqlPort } from '../../src/store/sql.js'
+import { uuid } from '../support/refs.js'
 import { createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
 
@@ -17,6 +19,16 @@ describe('ready answers on the event loop', () => {
   before(async () => {
     store = await createTestStore('sqlite')
     await store.writer.close()
+    // 60 payments numbered ЗР-000001…ЗР-000060: "000" is in every number, "00004" in ten.
+    const payments = Array.from({ length: 60 }, (_, i) => ({
+      type: 'Документ.ЗаявкаНаРасходованиеСредств',
+      ref: uuid(`зр-${i + 1}`),
+      Номер: `ЗР-${String(i + 1).padStart(6, '0')}`,
+      Дата: '2026-11-02T10:00:00',
+      ДатаРасхода: '2026-11-02',
+    }))
+    const report = await store.importMore(payments)
+    assert.equal(report.ok, true)
     sql = await store.openReader()
   })
   after(async () => {
@@ -24,23 +36,38 @@ describe('ready answers on the event loop', () => {
     await store.cleanup()
   })
 
-  it('names the requests ready bytes answer: a whole list or its period alone, the whole materials tree', () => {
+  it('names the requests ready bytes answer: a whole list or its period alone, the whole materials tree', async () => {
     const ready = readyOnly(sql)
-    assert.equal(ready(req('payments')), true)
-    assert.equal(ready(req('payments', 'from=01.11.2026&to=03.11.2026')), true)
-    assert.equal(ready(req('payments', 'date=02.11.2026')), true)
-    assert.equal(ready(req('warehouses')), true)
-    assert.equal(ready(req('demands', 'from=01.11.2026&to=03.11.2026')), true)
+    assert.equal(await ready(req('payments')), true)
+    assert.equal(await ready(req('payments', 'from=01.11.2026&to=03.11.2026')), true)
+    assert.equal(await ready(req('payments', 'date=02.11.2026')), true)
+    assert.equal(await ready(req('warehouses')), true)
+    assert.equal(await ready(req('demands', 'from=01.11.2026&to=03.11.2026')), true)
     // A filter, a full form, a computed answer, an unknown service: the pool's.
-    assert.equal(ready(req('payments', 'code=0001')), false)
-    assert.equal(ready(req('payments', 'full=true&from=01.11.2026&to=03.11.2026')), false)
-    assert.equal(ready(req('warehouses', 'name=склад')), false)
-    assert.equal(ready(req('specifications', 'material=кабель')), false)
+    assert.equal(await ready(req('payments', 'code=00')), false)
+    assert.equal(await ready(req('payments', 'full=true&from=01.11.2026&to=03.11.2026')), false)
+    assert.equal(await ready(req('warehouses', 'name=ск')), false)
+    assert.equal(await ready(req('specifications', 'material=кабель')), false)
     // The unfiltered materials tree is a ready answer; a filtered one is built.
-    assert.equal(ready(req('materials')), true)
-    assert.equal(ready(req('materials', 'name=кабель')), false)
-    assert.equal(ready(req('cashflows')), false)
-    assert.equal(ready(req('nothing')), false)
+    assert.equal(await ready(req('materials')), true)
+    assert.equal(await ready(req('materials', 'name=кабель')), false)
+    assert.equal(await ready(req('cashflows')), false)
+    assert.equal(await ready(req('nothing')), false)
+  })
+
+  it('names the requests a substring condition bounds to a few rows, as the trigram index counts them', async () => {
+    const ready = readyOnly(sql)
+    assert.equal(LOOP_ROWS, 50)
+    assert.equal(await ready(req('payments', 'code=000045')), true)
+    assert.equal(await ready(req('payments', 'code=00004')), true)
+    assert.equal(await ready(req('payments', 'code=999')), true)
+    // 60 rows match: more than the loop takes.
+    assert.equal(await ready(req('payments', 'code=000')), false)
+    // Under 3 characters there is no trigram to count by; a full form is built or spliced.
+    assert.equal(await ready(req('payments', 'code=45')), false)
+    assert.equal(await ready(req('payments', 'code=000045&full=true')), false)
+    // A post-filter of 3+ characters is a condition through the index too.
+    assert.equal(await ready(req('payments', 'status=ghj')), true)
   })
 
   it('sends each request to the executor its kind names, and closes both', async () => {
@@ -57,8 +84,8 @@ describe('ready answers on the event loop', () => {
     const executor = readyFirst(stub('loop'), stub('pool'), readyOnly(sql))
     const how = { signal: new AbortController().signal }
     assert.equal((await executor.execute(req('payments', 'from=01.11.2026&to=03.11.2026'), how)).toString(), 'loop')
-    assert.equal((await executor.execute(req('payments', 'code=0001'), how)).toString(), 'pool')
+    assert.equal((await executor.execute(req('payments', 'code=00'), how)).toString(), 'pool')
     await executor.close()
-    assert.deepEqual(calls, ['loop payments?from=01.11.2026&to=03.11.2026', 'pool payments?code=0001', 'loop closed', 'pool closed'])
+    assert.deepEqual(calls, ['loop payments?from=01.11.2026&to=03.11.2026', 'pool payments?code=00', 'loop closed', 'pool closed'])
   })
 })
