@@ -192,8 +192,11 @@ export interface ComputedEndpoint {
   readonly params: readonly Param[]
   /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON), whole or in chunks. */
   readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer | AsyncIterable<Buffer>>
-  /** Whether a request with these parameters is answered from a ready answer alone (import/ready.ts). */
-  readonly readyWhen?: (values: ReadonlyMap<string, string>) => boolean
+  /**
+   * Whether a request with these parameters costs so little — a ready answer (import/ready.ts),
+   * a bounded number of indexed reads — that it runs on the event loop, not in a worker.
+   */
+  readonly loopWhen?: (values: ReadonlyMap<string, string>, sql: SqlPort) => boolean | Promise<boolean>
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint

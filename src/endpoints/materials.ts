@@ -162,7 +162,7 @@ export const materials: ComputedEndpoint = {
   response: RESPONSES.materials!,
   readModel,
   params,
-  readyWhen: (values) => values.size === 0,
+  loopWhen: (values) => values.size === 0,
   async compute(ctx, issues) {
     if (ctx.values.size === 0) {
       const ready = await readReady(ctx.sql, wholeMaterialsTree.name)

@@ -256,9 +256,9 @@ function pageRange(ep: ListEndpoint, where: readonly Condition[]): 'all' | { fro
   return { from, toExclusive: toExclusive! }
 }
 
-/** Whether a computed answer is read whole from a ready answer (the unfiltered materials tree). */
-export function readsReadyAnswer(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>): boolean {
-  return ep.readyWhen !== undefined && ep.readyWhen(parseRequest(ep, pairs).values)
+/** Whether a computed answer is cheap enough for the event loop (a ready answer, a bounded cash statement). */
+export function computesOnLoop(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean | Promise<boolean> {
+  return ep.loopWhen !== undefined && ep.loopWhen(parseRequest(ep, pairs).values, sql)
 }
 
 export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {

@@ -3,13 +3,13 @@
 // tree, import/ready.ts) run on the event loop: a few indexed reads of stored bytes, each
 // statement bounded (16 pages, one 768 KiB chunk), cost less than the hand-off to a worker
 // and its wake-up. So do requests that a substring condition bounds to a few rows, as the
-// trigram index counts them first (a document by its number). Everything else that
-// computes — other filters, full forms, trees, the cash statement — goes to the pool, so it
-// never holds the loop (decisions "Ready answers on the event loop", "A few rows on the
+// trigram index counts them first (a document by its number), and a cash statement of up to
+// 200 accounts. Everything else that computes — other filters, full forms, trees — goes to
+// the pool, so it never holds the loop (decisions "Ready answers on the event loop", "A few rows on the
 // event loop").
 import { endpointByService } from '../endpoints/index.js'
 import { queryPairs } from '../pipeline/parse.js'
-import { readsFewRows, readsReadyAnswer, readsReadyPages } from '../pipeline/run.js'
+import { computesOnLoop, readsFewRows, readsReadyPages } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
 import type { DataRequest, Executor } from './executor.js'
 
@@ -19,7 +19,7 @@ export function readyOnly(sql: SqlPort): (request: DataRequest) => boolean | Pro
     const ep = endpointByService.get(request.service)
     if (!ep) return false
     const pairs = queryPairs(request.query)
-    if (ep.kind !== 'list') return readsReadyAnswer(ep, pairs)
+    if (ep.kind !== 'list') return computesOnLoop(ep, pairs, sql)
     return readsReadyPages(ep, pairs, sql) || readsFewRows(ep, pairs, sql)
   }
 }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { DataRequest, Executor } from '../../src/serving/executor.js'
+import { LOOP_ACCOUNTS } from '../../src/endpoints/cashflows.js'
 import { LOOP_ROWS } from '../../src/pipeline/run.js'
 import { readyFirst, readyOnly } from '../../src/serving/ready-first.js'
 import type { SqlPort } from '../../src/store/sql.js'
@@ -51,7 +52,6 @@ describe('ready answers on the event loop', () => {
     // The unfiltered materials tree is a ready answer; a filtered one is built.
     assert.equal(await ready(req('materials')), true)
     assert.equal(await ready(req('materials', 'name=кабель')), false)
-    assert.equal(await ready(req('cashflows')), false)
     assert.equal(await ready(req('nothing')), false)
   })
 
@@ -68,6 +68,17 @@ describe('ready answers on the event loop', () => {
     assert.equal(await ready(req('payments', 'code=000045&full=true')), false)
     // A post-filter of 3+ characters is a condition through the index too.
     assert.equal(await ready(req('payments', 'status=ghj')), true)
+  })
+
+  it('runs a cash statement on the event loop up to 200 accounts with movements', async () => {
+    const ready = readyOnly(sql)
+    assert.equal(LOOP_ACCOUNTS, 200)
+    const account = (i: number) => `('${uuid('орг')}', '${uuid(`счет-${i}`)}', 'Справочник.Кассы')`
+    await store.write(`INSERT INTO cash_keys (organization, account, account_type) VALUES ${Array.from({ length: 200 }, (_, i) => account(i)).join(', ')}`)
+    assert.equal(await ready(req('cashflows', 'totals=true')), true)
+    await store.write(`INSERT INTO cash_keys (organization, account, account_type) VALUES ${account(200)}`)
+    assert.equal(await ready(req('cashflows', 'totals=true')), false)
+    assert.equal(await ready(req('cashflows')), false)
   })
 
   it('sends each request to the executor its kind names, and closes both', async () => {
