@@ -1,12 +1,16 @@
 // The HTTP side of sync (sync.md §2, §3, §8): GET only, UTF-8 Basic credentials, JSON
 // unless `$metadata`, at most `concurrency` requests in flight, kept-alive connections,
 // gzip, the timeouts and the retry schedule of §8. Credentials never leave this module
-// except in the Authorization header (sent by its HTTP thread, fetch-worker.ts), and never
-// appear in an error text. Requests are sent and answers read on that thread, so the
-// source works on the next request while this thread maps and commits.
+// except in the Authorization header, and never appear in an error text.
+import { createHash } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { Worker } from 'node:worker_threads'
-import type { FetchInit, FetchReply, FetchRequest } from './fetch-protocol.js'
+import { pipeline } from 'node:stream/promises'
+import { Transform } from 'node:stream'
+import { promisify } from 'node:util'
+import { createGunzip, gunzip } from 'node:zlib'
+import { Agent, request } from 'undici'
+import type { Dispatcher } from 'undici'
 
 export type FailureKind = 'unreachable' | 'credentials' | 'status' | 'not-json' | 'aborted'
 
@@ -52,6 +56,8 @@ export interface RequestOptions {
   readonly retry?: boolean
 }
 
+const gunzipAsync = promisify(gunzip)
+const CONNECT_TIMEOUT = 30_000
 const DEFAULT_DELAYS = [1000, 2000, 4000, 8000]
 
 /** Percent-encodes a path (Cyrillic entity-set names, key literals) segment by segment. */
@@ -93,6 +99,27 @@ function networkError(err: unknown): SourceError {
   return new SourceError('unreachable', reason)
 }
 
+/** A counting semaphore: requests beyond `limit` wait their turn. */
+class Gate {
+  #free: number
+  #waiting: (() => void)[] = []
+  constructor(limit: number) {
+    this.#free = limit
+  }
+  async enter(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--
+      return
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve))
+  }
+  leave(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#free++
+  }
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve()
@@ -100,59 +127,21 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
   })
 
-type Settled = Exclude<FetchReply, { error: unknown }>
-
 export class Source {
   readonly root: string
   requests = 0
   bytes = 0
-  readonly #worker: Worker
-  readonly #pending = new Map<number, { resolve: (r: FetchReply) => void; reject: (e: unknown) => void }>()
-  #lastId = 0
-  #gone: SourceError | undefined
-  readonly #exited: Promise<void>
+  readonly #agent: Agent
+  readonly #gate: Gate
   readonly #auth: string | undefined
   readonly #opts: SourceOptions
 
   constructor(opts: SourceOptions) {
     this.#opts = opts
     this.root = opts.root
+    this.#gate = new Gate(Math.min(2, Math.max(1, opts.concurrency)))
+    this.#agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT }, keepAliveTimeout: 30_000, connections: 2 })
     this.#auth = opts.user === undefined ? undefined : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`, 'utf8').toString('base64')}`
-    const init: FetchInit = { concurrency: Math.min(2, Math.max(1, opts.concurrency)) }
-    this.#worker = new Worker(new URL('./fetch-worker.js', import.meta.url), { workerData: init })
-    // Referenced only while a request waits on it: an idle client never keeps a process alive.
-    this.#worker.unref()
-    this.#worker.on('message', (reply: FetchReply) => this.#settle(reply.id, (p) => p.resolve(reply)))
-    const fail = (err: unknown) => {
-      this.#gone = networkError(err)
-      for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(this.#gone))
-    }
-    this.#worker.on('error', fail)
-    this.#exited = new Promise((resolve) =>
-      this.#worker.once('exit', () => {
-        fail(new Error('the HTTP thread stopped'))
-        resolve()
-      }),
-    )
-    opts.signal?.addEventListener('abort', () => this.#worker.postMessage({ type: 'abort' }), { once: true })
-  }
-
-  #settle(id: number, how: (p: { resolve: (r: FetchReply) => void; reject: (e: unknown) => void }) => void): void {
-    const p = this.#pending.get(id)
-    if (!p) return
-    this.#pending.delete(id)
-    if (this.#pending.size === 0) this.#worker.unref()
-    how(p)
-  }
-
-  #send(req: Omit<FetchRequest, 'type' | 'id'>): Promise<FetchReply> {
-    if (this.#gone) return Promise.reject(this.#gone)
-    const id = ++this.#lastId
-    if (this.#pending.size === 0) this.#worker.ref()
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject })
-      this.#worker.postMessage({ type: 'get', id, ...req } satisfies FetchRequest)
-    })
   }
 
   url(resource: string, query: Readonly<Record<string, string | number | undefined>> = {}): string {
@@ -166,29 +155,64 @@ export class Source {
     return h
   }
 
-  async #once(url: string, timeoutMs: number, file: string | undefined): Promise<Settled> {
-    if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
-    this.requests++
-    const reply = await this.#send({ url, headers: this.#headers(!url.includes('/$metadata')), timeoutMs, file })
-    if ('error' in reply) throw networkError(reply.error)
-    if (reply.status !== 200) {
-      if (reply.status === 401 || reply.status === 403) {
-        throw new SourceError('credentials', `source refused the credentials (HTTP ${reply.status})`, reply.status)
+  async #once<T>(url: string, timeoutMs: number, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
+    await this.#gate.enter()
+    try {
+      if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
+      this.requests++
+      let res: Dispatcher.ResponseData
+      try {
+        res = await request(url, {
+          method: 'GET',
+          dispatcher: this.#agent,
+          headers: this.#headers(!url.includes('/$metadata')),
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: this.#opts.signal,
+        })
+      } catch (err) {
+        throw networkError(err)
       }
-      const body = 'body' in reply ? bytesOf(reply.body) : Buffer.alloc(0)
-      const { text, code } = failureText(reply.status, body, STATUS_CODES[reply.status] ?? '')
-      throw new SourceError('status', text, reply.status, code)
+      try {
+        if (res.statusCode !== 200) {
+          const body = await collect(res)
+          if (res.statusCode === 401 || res.statusCode === 403) {
+            throw new SourceError('credentials', `source refused the credentials (HTTP ${res.statusCode})`, res.statusCode)
+          }
+          const { text, code } = failureText(res.statusCode, body, STATUS_CODES[res.statusCode] ?? '')
+          throw new SourceError('status', text, res.statusCode, code)
+        }
+        return await read(res)
+      } catch (err) {
+        if (err instanceof SourceError) throw err
+        throw networkError(err)
+      }
+    } finally {
+      this.#gate.leave()
     }
-    return reply
   }
 
-  /** `after` (parsing) runs once the answer is here; meanwhile the HTTP thread sends the next request. */
-  async #withRetry<T>(makeUrl: () => string, opts: RequestOptions, file: string | undefined, after: (got: Settled) => T): Promise<T> {
+  /**
+   * `read` runs while the request holds its place among the `concurrency` in flight; `after`
+   * (decoding, parsing) once the answer is all here, so the next request goes out meanwhile.
+   */
+  async #withRetry<R, T>(
+    makeUrl: () => string,
+    opts: RequestOptions,
+    read: (res: Dispatcher.ResponseData) => Promise<R>,
+    after: (got: R) => Promise<T> | T,
+  ): Promise<T> {
     const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
     const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
     for (let attempt = 0; ; attempt++) {
       try {
-        return after(await this.#once(makeUrl(), timeout, file))
+        const got = await this.#once(makeUrl(), timeout, read)
+        try {
+          return await after(got)
+        } catch (err) {
+          if (err instanceof SourceError) throw err
+          throw networkError(err)
+        }
       } catch (err) {
         if (!(err instanceof SourceError) || !err.retryable || opts.retry === false || attempt >= delays.length) throw err
         opts.beforeRetry?.(err)
@@ -200,33 +224,55 @@ export class Source {
 
   /** A JSON answer (`$format=json` is the caller's part of the URL). */
   async json<T = Record<string, unknown>>(makeUrl: () => string, opts: RequestOptions = {}): Promise<{ body: T; bytes: number }> {
-    return this.#withRetry(makeUrl, opts, undefined, (got) => {
-      if (!('body' in got)) throw new SourceError('not-json', 'not a JSON answer', 200)
-      this.bytes += got.raw
-      if (!got.type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
-      try {
-        return { body: JSON.parse(bytesOf(got.body).toString('utf8')) as T, bytes: got.raw }
-      } catch {
-        throw new SourceError('not-json', 'not a JSON answer', 200)
-      }
-    })
+    return this.#withRetry(
+      makeUrl,
+      opts,
+      async (res) => ({ raw: await collect(res), type: String(res.headers['content-type'] ?? ''), encoding: res.headers['content-encoding'] }),
+      async ({ raw, type, encoding }) => {
+        const text = await decode(raw, encoding)
+        this.bytes += raw.length
+        if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
+        try {
+          return { body: JSON.parse(text) as T, bytes: raw.length }
+        } catch {
+          throw new SourceError('not-json', 'not a JSON answer', 200)
+        }
+      },
+    )
   }
 
   /** Streams an answer to `file` while hashing it; never holds it whole in memory. */
   async download(makeUrl: () => string, file: string, opts: RequestOptions = {}): Promise<{ bytes: number; sha256: string }> {
-    return this.#withRetry(makeUrl, opts, file, (got) => {
-      if (!('saved' in got)) throw new SourceError('status', 'HTTP 200: no content saved', 200)
-      this.bytes += got.saved.bytes
-      return got.saved
-    })
+    return this.#withRetry(makeUrl, opts, async (res) => {
+      const hash = createHash('sha256')
+      let bytes = 0
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk)
+          bytes += chunk.length
+          done(null, chunk)
+        },
+      })
+      const gz = String(res.headers['content-encoding'] ?? '').includes('gzip')
+      const stages = gz ? [res.body, createGunzip(), counter, createWriteStream(file)] : [res.body, counter, createWriteStream(file)]
+      await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
+      this.bytes += bytes
+      return { bytes, sha256: hash.digest('hex') }
+    }, (got) => got)
   }
 
   async close(): Promise<void> {
-    this.#worker.ref()
-    this.#worker.postMessage({ type: 'close' })
-    await this.#exited
+    await this.#agent.close().catch(() => {})
   }
 }
 
-/** A Uint8Array from the HTTP thread as a Buffer over the same memory. */
-const bytesOf = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength)
+async function collect(res: Dispatcher.ResponseData): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const c of res.body) chunks.push(c as Buffer)
+  return Buffer.concat(chunks)
+}
+
+// Inflated on libuv's thread pool: the main thread maps and writes the previous answer meanwhile.
+async function decode(raw: Buffer, encoding: string | string[] | undefined): Promise<string> {
+  return (String(encoding ?? '').includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
+}
