@@ -23,6 +23,8 @@ const ROUNDS_AHEAD = 8
 
 type RowInfo = [period: string, hash: string]
 
+/** Never added to: a held set's rows are replaced, not changed. */
+const NO_ROWS: RowInfo[] = []
 const sortInfo = (info: RowInfo[]): RowInfo[] => info.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
 
 /**
@@ -141,8 +143,9 @@ class RegisterSync {
       const info = infoOf(mapped, this.horizon)
       this.writer.writeOther(recorder.ref, mapped.object)
       this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
-      // A first load never compares rows again in this run: only that the set is held counts.
-      this.held.set(recorder.ref, { set: recorder.set, rows: this.firstLoading ? [] : info })
+      // A first load never compares rows again in this run: only that the set is held counts
+      // (one shared empty list: a first load holds every recorder of the register).
+      this.held.set(recorder.ref, { set: recorder.set, rows: this.firstLoading ? NO_ROWS : info })
     }
     if (queued) this.writer.also(dequeue)
     await this.writer.flushIfFull()

@@ -111,6 +111,19 @@ export interface RecorderRef {
   readonly set: string
 }
 
+// A register's recorders are held for a whole cycle (76,650 at scale 10): a set name sliced
+// from each row's `Recorder_Type` would keep that row's text alive with it (~10 MB there),
+// so each name is one shared string.
+const SET_NAMES = new Map<string, string>()
+const SET_NAMES_MAX = 1000
+
+function sharedName(name: string): string {
+  const known = SET_NAMES.get(name)
+  if (known !== undefined) return known
+  if (SET_NAMES.size < SET_NAMES_MAX) SET_NAMES.set(name, name)
+  return name
+}
+
 export function recorderOf(plan: SetPlan, entity: Record<string, unknown>): RecorderRef | undefined {
   if (plan.recorderKeys?.[0] === 'Recorder_Key') {
     const ref = guid(entity.Recorder_Key)
@@ -118,7 +131,7 @@ export function recorderOf(plan: SetPlan, entity: Record<string, unknown>): Reco
   }
   const ref = guid(entity.Recorder)
   if (!ref) return undefined
-  return { ref, set: pairSet(entity.Recorder_Type) ?? String(entity.Recorder_Type ?? '') }
+  return { ref, set: sharedName(pairSet(entity.Recorder_Type) ?? String(entity.Recorder_Type ?? '')) }
 }
 
 export const skipsRecorder = (plan: SetPlan, r: RecorderRef): boolean => (plan.skipRecorderTypes ?? []).includes(r.set)
