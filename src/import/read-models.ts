@@ -106,7 +106,9 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       // One statement per trace: a trace may be a WITH RECURSIVE query, which no UNION branch can be.
       for (const trace of fullTraces(model, touched.types)) {
         affected += await sql.run(
-          `INSERT INTO _affected (ref) SELECT DISTINCT ref FROM (${trace}) AS t WHERE ref IN (SELECT ref FROM ${model.source}) AND ref NOT IN (SELECT ref FROM _affected)`,
+          // NOT EXISTS: PostgreSQL's NOT IN over a subquery beyond work_mem rescans it per row.
+          `INSERT INTO _affected (ref) SELECT DISTINCT t.ref FROM (${trace}) AS t WHERE t.ref IN (SELECT ref FROM ${model.source}) ` +
+            'AND NOT EXISTS (SELECT 1 FROM _affected a WHERE a.ref = t.ref)',
         )
       }
       const stale = 'ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)'

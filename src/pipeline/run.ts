@@ -52,10 +52,13 @@ function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPo
   return { req, ctx, full, stored, built, plan, postFilters, range }
 }
 
-/** Whether the request's answer is short forms read whole from ready pages (no rows, no attachment content). */
+/**
+ * Whether the request's answer is read whole from ready pages of stored bytes: short forms,
+ * or full forms kept by the import that print no attachment content.
+ */
 export function readsReadyPages(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean {
-  const { range, full } = decide(ep, pairs, sql, () => new Date())
-  return range !== null && !full
+  const { range, full, stored } = decide(ep, pairs, sql, () => new Date())
+  return range !== null && (!full || (stored && ep.fullContents !== true))
 }
 
 /** The rows a short-form request may read on the event loop when an indexed substring bounds them. */

@@ -7,11 +7,12 @@ import { after, before, describe, it } from 'node:test'
 import type { ListEndpoint } from '../../src/endpoints/define.js'
 import { ENDPOINTS } from '../../src/endpoints/index.js'
 import { storedForm } from '../../src/endpoints/full-forms.js'
-import { PAGES_TABLE } from '../../src/endpoints/shared/ready-pages.js'
+import { PAGES_TABLE, fullKey } from '../../src/endpoints/shared/ready-pages.js'
 import { ChunkWriter } from '../../src/pipeline/json-stream.js'
 import { runList } from '../../src/pipeline/run.js'
 import { BLOB_CHUNK } from '../../src/store/blobs.js'
 import type { Row, SqlPort } from '../../src/store/sql.js'
+import { documentsFixture } from '../fixtures/documents.js'
 import { BACKENDS, importFixture } from '../support/app.js'
 import { loggedReads } from '../support/failing-sql.js'
 import type { LoggedRead } from '../support/failing-sql.js'
@@ -181,3 +182,26 @@ for (const backend of BACKENDS) {
     })
   })
 }
+
+describe('which endpoints splice attachment contents into their full pages', () => {
+  it('is what each endpoint declares (fullContents): payments and receipts, not supplier orders, whose attachments print as a list', async () => {
+    const store = await createTestStore('sqlite')
+    try {
+      const report = await importFixture(store.writer, documentsFixture)
+      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      const spliced: string[] = []
+      const declared: string[] = []
+      for (const ep of ENDPOINTS) {
+        if (ep.kind !== 'list' || !ep.fullPage) continue
+        if (ep.fullContents) declared.push(ep.service)
+        const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${PAGES_TABLE} WHERE model = ? AND blobs <> ''`, [fullKey(ep.readModel.table)])
+        if (Number(row!.n) > 0) spliced.push(ep.service)
+      }
+      assert.deepEqual(spliced, ['payments', 'receipts'])
+      assert.deepEqual(declared, spliced)
+    } finally {
+      await store.writer.close()
+      await store.cleanup()
+    }
+  })
+})

@@ -37,7 +37,7 @@ describe('ready answers on the event loop', () => {
     await store.cleanup()
   })
 
-  it('names the requests ready bytes answer: a whole list or its period alone, the whole materials tree', async () => {
+  it('names the requests ready bytes answer: a whole list or its period alone, short or full without contents, the whole materials tree', async () => {
     const ready = readyOnly(sql)
     assert.equal(await ready(req('payments')), true)
     assert.equal(await ready(req('payments', 'from=01.11.2026&to=03.11.2026')), true)
@@ -47,6 +47,11 @@ describe('ready answers on the event loop', () => {
     // A filter, a full form, a computed answer, an unknown service: the pool's.
     assert.equal(await ready(req('payments', 'code=00')), false)
     assert.equal(await ready(req('payments', 'full=true&from=01.11.2026&to=03.11.2026')), false)
+    assert.equal(await ready(req('receipts', 'full=true')), false)
+    // Full forms kept ready that print no attachment content are stored bytes too.
+    assert.equal(await ready(req('orders', 'full=true&from=01.11.2026&to=03.11.2026')), true)
+    assert.equal(await ready(req('sorders', 'full=true')), true)
+    assert.equal(await ready(req('orders', 'full=true&from=01.11.2026&to=03.11.2026&org=ab')), false)
     assert.equal(await ready(req('warehouses', 'name=ск')), false)
     assert.equal(await ready(req('specifications', 'material=кабель')), false)
     // The unfiltered materials tree is a ready answer; a filtered one is built.
