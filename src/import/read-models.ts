@@ -111,7 +111,9 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
             'AND NOT EXISTS (SELECT 1 FROM _affected a WHERE a.ref = t.ref)',
         )
       }
-      const stale = 'ref IN (SELECT ref FROM _touched) OR ref IN (SELECT ref FROM _affected)'
+      // One IN over both lists: PostgreSQL plans `IN (…) OR IN (…)` as subplans tested per row
+      // (a scan of _affected per row once it outgrows work_mem: 30 s a batch at scale 100).
+      const stale = sql.dialect.inAny('ref', ['_touched', '_affected'])
       if (pages) for (const b of await bucketsOf(sql, pages, stale)) buckets.add(b)
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)

@@ -47,6 +47,9 @@ export const postgresDialect: Dialect = {
   trigram: postgresTrigrams,
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
   concatPage: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
+  // ORed INs are subplans tested per row, each a scan of its table once that outgrows
+  // work_mem (30 s a batch at scale 100); one IN over a UNION ALL is a hashed semi-join.
+  inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,
 }
 
 /** `?` placeholders (outside quoted literals) → `$1, $2, …`. */

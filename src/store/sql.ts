@@ -17,6 +17,8 @@ export interface Dialect {
   concatBytes(column: string, orderBy: string): string
   /** `concatBytes` over a subquery that is already in `orderBy` order (one page of a list). */
   concatPage(column: string, orderBy: string): string
+  /** True when `column` is in any of the one-column (`ref`) `tables`, in the form the engine runs as lookups. */
+  inAny(column: string, tables: readonly string[]): string
 }
 
 /** What an engine does for substring search through a trigram index (store/trigram.ts). */
