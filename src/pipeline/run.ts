@@ -6,7 +6,7 @@ import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoint
 import { FULL_COLUMNS, fullForms, storedForm, storedPage } from '../endpoints/full-forms.js'
 import { pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
 import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
-import type { Condition } from '../store/plan.js'
+import type { Condition, QueryPlan } from '../store/plan.js'
 import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
@@ -52,28 +52,24 @@ function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPo
   return { req, ctx, full, stored, built, plan, postFilters, range }
 }
 
-/**
- * Whether the request's answer is read whole from ready pages of stored bytes: short forms,
- * or full forms kept by the import that print no attachment content.
- */
-export function readsReadyPages(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean {
-  const { range, full, stored } = decide(ep, pairs, sql, () => new Date())
-  return range !== null && (!full || (stored && ep.fullContents !== true))
-}
-
 /** The rows a short-form request may read on the event loop when an indexed substring bounds them. */
 export const LOOP_ROWS = 50
 
 /**
- * Whether a short-form request reads at most LOOP_ROWS rows: one of its substring conditions
- * (a number, a name of 3+ characters) matches no more, as the engine's trigram index counts
- * them. Such a request (`code=019151`) costs a few indexed reads, less than a worker's hand-off.
+ * Whether a list request costs a few bounded reads of stored bytes: its answer is read whole
+ * from ready pages (short forms, or full forms kept by the import that print no attachment
+ * content), or it prints short forms and one of its substring conditions (a number, a name
+ * of 3+ characters) matches at most LOOP_ROWS rows, as the engine's trigram index counts them.
  */
-export async function readsFewRows(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): Promise<boolean> {
+export function readsOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean | Promise<boolean> {
+  const { range, full, stored, plan } = decide(ep, pairs, sql, () => new Date())
+  if (range !== null) return !full || (stored && ep.fullContents !== true)
+  return !full && fewRows(plan, sql)
+}
+
+async function fewRows(plan: QueryPlan, sql: SqlPort): Promise<boolean> {
   const probe = sql.dialect.trigram.probe
   if (!probe) return false
-  const { full, plan } = decide(ep, pairs, sql, () => new Date())
-  if (full) return false
   for (const c of plan.where) {
     if (c.kind !== 'contains' || !c.indexed || !usesTrigrams(c.value)) continue
     const { text, params } = probe(plan.source, c.column, c.value, LOOP_ROWS + 1)
