@@ -1,7 +1,6 @@
 // Offset paging over one window (sync.md §7.2): adaptive page sizes (8 MiB ÷ bytes per
 // entry of the last page, within 1…1000), a 5xx or timeout divides the size by 4 and the
 // same offset is read again, the window ends at a short page.
-import { parseJson } from './source/client.js'
 import type { Source, SourceError } from './source/client.js'
 
 export interface PageQuery {
@@ -25,10 +24,9 @@ export interface Page {
   readonly bytes: number
 }
 
-interface Fetched {
-  readonly text: string
-  readonly bytes: number
+interface Fetched extends Page {
   readonly top: number
+  readonly more: boolean
 }
 
 /**
@@ -39,7 +37,7 @@ interface Fetched {
 export async function* pages(source: Source, q: PageQuery, paging: Paging): AsyncGenerator<Page> {
   const fetch = async (skip: number): Promise<Fetched> => {
     let top = paging.size
-    const { text, bytes } = await source.jsonText(
+    const { body, bytes } = await source.json<{ value?: unknown; 'odata.nextLink'?: string }>(
       () => source.url(q.set, { $format: 'json', $select: q.select, $filter: q.filter, $orderby: q.orderby, $top: top, $skip: skip || undefined }),
       {
         beforeRetry: (err: SourceError) => {
@@ -50,24 +48,18 @@ export async function* pages(source: Source, q: PageQuery, paging: Paging): Asyn
         },
       },
     )
-    return { text, bytes, top }
-  }
-  // Parsed when its turn comes: a page read ahead waits as its text, a fraction of the
-  // objects it becomes, so the sync's live heap holds one page's objects at a time.
-  const parse = ({ text, bytes, top }: Fetched) => {
-    const body = parseJson<{ value?: unknown; 'odata.nextLink'?: string }>(text)
     if (!Array.isArray(body.value)) throw new Error('answer without a "value" array')
     const entities = body.value as Record<string, unknown>[]
     if (paging.adaptive && entities.length > 0) {
       paging.size = Math.min(MAX_PAGE, Math.max(1, Math.floor(TARGET_BYTES / (bytes / entities.length))))
     }
-    return { entities, bytes, more: entities.length > 0 && (entities.length >= top || body['odata.nextLink'] !== undefined) }
+    return { entities, bytes, top, more: entities.length > 0 && (entities.length >= top || body['odata.nextLink'] !== undefined) }
   }
   let skip = 0
   let next: Promise<Fetched> | undefined = fetch(skip)
   try {
     while (next) {
-      const page = parse(await next)
+      const page: Fetched = await next
       next = undefined
       if (page.more) {
         skip += page.entities.length

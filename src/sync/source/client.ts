@@ -224,12 +224,6 @@ export class Source {
 
   /** A JSON answer (`$format=json` is the caller's part of the URL). */
   async json<T = Record<string, unknown>>(makeUrl: () => string, opts: RequestOptions = {}): Promise<{ body: T; bytes: number }> {
-    const { text, bytes } = await this.jsonText(makeUrl, opts)
-    return { body: parseJson<T>(text), bytes }
-  }
-
-  /** A JSON answer's text, to be parsed with `parseJson` when needed (a page read ahead waits as text). */
-  async jsonText(makeUrl: () => string, opts: RequestOptions = {}): Promise<{ text: string; bytes: number }> {
     return this.#withRetry(
       makeUrl,
       opts,
@@ -238,7 +232,11 @@ export class Source {
         const text = await decode(raw, encoding)
         this.bytes += raw.length
         if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
-        return { text, bytes: raw.length }
+        try {
+          return { body: JSON.parse(text) as T, bytes: raw.length }
+        } catch {
+          throw new SourceError('not-json', 'not a JSON answer', 200)
+        }
       },
     )
   }
@@ -277,12 +275,4 @@ async function collect(res: Dispatcher.ResponseData): Promise<Buffer> {
 // Inflated on libuv's thread pool: the main thread maps and writes the previous answer meanwhile.
 async function decode(raw: Buffer, encoding: string | string[] | undefined): Promise<string> {
   return (String(encoding ?? '').includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
-}
-
-export function parseJson<T>(text: string): T {
-  try {
-    return JSON.parse(text) as T
-  } catch {
-    throw new SourceError('not-json', 'not a JSON answer', 200)
-  }
 }
