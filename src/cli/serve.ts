@@ -13,7 +13,7 @@ import { openReadOnly, resolveDb } from '../store/open.js'
 import type { Executor } from '../serving/executor.js'
 import { inProcessExecutor } from '../serving/in-process.js'
 import { WorkerPool } from '../serving/pool.js'
-import { readyFirst, readyOnly } from '../serving/ready-first.js'
+import { readyFirst } from '../serving/ready-first.js'
 import { missingTrigramIndexes, trigramsMissing } from '../store/trigram.js'
 import { UserSnapshot } from '../users/directory.js'
 
@@ -114,7 +114,6 @@ export async function serve(flags: ServeFlags): Promise<number> {
               queryTime: ops.metrics ? (s) => ops.metrics!.queryTime(s) : undefined,
               warn: (message) => logger.warn(message),
             }),
-            readyOnly(ops.sql),
           )
   } catch (err) {
     users.stop()

@@ -6,8 +6,8 @@ import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoint
 import { FULL_COLUMNS, fullForms, storedForm, storedPage } from '../endpoints/full-forms.js'
 import { pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
 import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
-import type { Condition, QueryPlan } from '../store/plan.js'
-import { compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
+import type { Condition } from '../store/plan.js'
+import { compileBoundedPage, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, serialize } from './json-stream.js'
@@ -55,32 +55,41 @@ function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPo
 /** The rows a short-form request may read on the event loop when an indexed substring bounds them. */
 export const LOOP_ROWS = 50
 
-/**
- * Whether a list request costs a few bounded reads of stored bytes: its answer is read whole
- * from ready pages (short forms, or full forms kept by the import that print no attachment
- * content), or it prints short forms and one of its substring conditions (a number, a name
- * of 3+ characters) matches at most LOOP_ROWS rows, as the engine's trigram index counts them.
- */
-export function readsOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean | Promise<boolean> {
-  const { range, full, stored, plan } = decide(ep, pairs, sql, () => new Date())
-  if (range !== null) return !full || (stored && ep.fullContents !== true)
-  return !full && fewRows(plan, sql)
-}
+type Decided = ReturnType<typeof decide>
 
-async function fewRows(plan: QueryPlan, sql: SqlPort): Promise<boolean> {
-  const probe = sql.dialect.trigram.probe
-  if (!probe) return false
+/**
+ * The answer of a list request when it costs a few bounded reads of stored bytes, so the
+ * event loop can give it; null otherwise (it goes to the pool). Bounded reads: an answer
+ * read whole from ready pages (short forms, or full forms kept by the import that print no
+ * attachment content), or short forms among the at most LOOP_ROWS rows one of its substring
+ * conditions (a number, a name of 3+ characters) matches, as the engine's trigram index
+ * finds them: one statement reads the candidates and the page, and more candidates than
+ * LOOP_ROWS discard it.
+ */
+export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
+  const decided = decide(ep, pairs, options.sql, options.now)
+  const { range, full, stored, plan, req } = decided
+  if (range !== null) return !full || (stored && ep.fullContents !== true) ? answer(ep, decided, options) : null
+  if (full || decided.postFilters.length > 0) return null
   for (const c of plan.where) {
     if (c.kind !== 'contains' || !c.indexed || !usesTrigrams(c.value)) continue
-    const { text, params } = probe(plan.source, c.column, c.value, LOOP_ROWS + 1)
-    const [row] = await sql.all<{ n: number }>(text, params)
-    if (Number(row?.n) <= LOOP_ROWS) return true
+    const bounded = compileBoundedPage(plan, options.sql.dialect, c, LOOP_ROWS)
+    if (!bounded) return null
+    const [row] = await options.sql.all<Row>(bounded.sql, bounded.params)
+    if (Number(row?.cands) > LOOP_ROWS) continue
+    const n = Number(row?.n ?? 0)
+    options.rows?.(n)
+    return n === 0 ? Buffer.concat([HEAD, errorsPart(req.issues)]) : Buffer.concat([HEAD, row!.body as Buffer, errorsPart(req.issues)])
   }
-  return false
+  return null
 }
 
-export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted, signal }: RunOptions): Promise<Body> {
-  const { req, ctx, full, stored, built, plan, postFilters, range } = decide(ep, pairs, sql, now)
+export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body> {
+  return answer(ep, decide(ep, pairs, options.sql, options.now), options)
+}
+
+async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal }: RunOptions): Promise<Body> {
+  const { req, ctx, full, stored, built, plan, postFilters, range } = decided
   const keys = plan.orderBy.map((k) => k.column)
   const fetch = async (after?: readonly SqlValue[]) => {
     const { sql: text, params } = compilePage(plan, sql.dialect, PAGE, after)
@@ -255,13 +264,18 @@ function pageRange(ep: ListEndpoint, where: readonly Condition[]): 'all' | { fro
   return { from, toExclusive: toExclusive! }
 }
 
-/** Whether a computed answer is cheap enough for the event loop (a ready answer, a bounded cash statement). */
-export function computesOnLoop(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort): boolean | Promise<boolean> {
-  return ep.loopWhen !== undefined && ep.loopWhen(parseRequest(ep, pairs).values, sql)
+/** The answer of a computed request when it is cheap enough for the event loop (a ready answer, a bounded cash statement); null otherwise. */
+export async function runComputedOnLoop(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
+  const req = parseRequest(ep, pairs)
+  if (ep.loopWhen === undefined || !(await ep.loopWhen(req.values, options.sql))) return null
+  return computed(ep, req, options)
 }
 
-export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
-  const req = parseRequest(ep, pairs)
+export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body> {
+  return computed(ep, parseRequest(ep, pairs), options)
+}
+
+async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseRequest>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
   // A computed answer ready as bytes does not say its length; only an array does.
   if (Array.isArray(data)) counted?.(data.length)

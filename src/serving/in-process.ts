@@ -1,31 +1,46 @@
 // `serve --workers 0`: data requests run on the event loop (as the server did before the
-// pool), with the same time limit and client-gone checks between rows.
+// pool), with the same time limit and client-gone checks between rows. With a pool, the
+// loop still answers what costs a few bounded reads (`attempt`, serving/ready-first.ts).
 import { Readable } from 'node:stream'
 import { endpointByService } from '../endpoints/index.js'
 import { queryPairs } from '../pipeline/parse.js'
-import { runComputed, runList } from '../pipeline/run.js'
+import { runComputed, runComputedOnLoop, runList, runListOnLoop } from '../pipeline/run.js'
+import type { Body, RunOptions } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
 import type { DataRequest, Execution, Executor } from './executor.js'
 
-export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): Executor {
+export interface LoopExecutor extends Executor {
+  /** The answer when the request costs a few bounded reads (pipeline/run.ts `runListOnLoop`); null when it does not. */
+  attempt(request: DataRequest, how: Execution): Promise<Buffer | Readable | null>
+}
+
+export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecutor {
+  async function run(request: DataRequest, how: Execution, onLoopOnly: boolean): Promise<Buffer | Readable | null> {
+    const endpoint = endpointByService.get(request.service)
+    if (!endpoint) {
+      if (onLoopOnly) return null
+      throw new Error(`unknown service "${request.service}"`)
+    }
+    const deadline = timeLimitMs > 0 ? Date.now() + timeLimitMs : 0
+    const signal = {
+      throwIfAborted() {
+        if (how.signal.aborted) throw new Stopped(CLIENT_GONE)
+        if (deadline > 0 && Date.now() > deadline) throw new Stopped(timeLimitMessage(timeLimitMs))
+      },
+    }
+    const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal }
+    const pairs = queryPairs(request.query)
+    let body: Body | null
+    if (endpoint.kind === 'list') body = onLoopOnly ? await runListOnLoop(endpoint, pairs, options) : await runList(endpoint, pairs, options)
+    else body = onLoopOnly ? await runComputedOnLoop(endpoint, pairs, options) : await runComputed(endpoint, pairs, options)
+    if (body === null) return null
+    signal.throwIfAborted()
+    return Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false })
+  }
   return {
-    async execute(request: DataRequest, how: Execution): Promise<Buffer | Readable> {
-      const endpoint = endpointByService.get(request.service)
-      if (!endpoint) throw new Error(`unknown service "${request.service}"`)
-      const deadline = timeLimitMs > 0 ? Date.now() + timeLimitMs : 0
-      const signal = {
-        throwIfAborted() {
-          if (how.signal.aborted) throw new Stopped(CLIENT_GONE)
-          if (deadline > 0 && Date.now() > deadline) throw new Stopped(timeLimitMessage(timeLimitMs))
-        },
-      }
-      const options = { sql, now: () => request.now, rows: how.rows, signal }
-      const pairs = queryPairs(request.query)
-      const body = endpoint.kind === 'list' ? await runList(endpoint, pairs, options) : await runComputed(endpoint, pairs, options)
-      signal.throwIfAborted()
-      return Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false })
-    },
+    execute: async (request, how) => (await run(request, how, false))!,
+    attempt: (request, how) => run(request, how, true),
     async close() {},
   }
 }

@@ -87,6 +87,33 @@ export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: numb
 }
 
 /**
+ * The whole answer of `plan` as one joined page (compileJoinedPage's `body` and `n`) when
+ * its substring condition `bounded` may match at most `cap` rows, as the engine's trigram
+ * index finds them: the statement reads at most `cap + 1` candidates, and says how many in
+ * `cands`; over `cap`, rows may be missing. Its cost is bounded by `cap` whatever the
+ * table holds, so the event loop can afford it. Null where the engine cannot bound the read.
+ */
+export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: Condition & { kind: 'contains' }, cap: number, form = 'short'): Compiled | null {
+  const bound = dialect.trigram.bounded?.(plan.source, bounded.column, bounded.value, cap + 1)
+  if (!bound) return null
+  const params: SqlValue[] = []
+  // One pass over the candidates: each is kept when every condition holds, and both
+  // aggregates skip the others' NULLs. Substrings are tested exactly on the few candidates
+  // (an index would read every row its value matches).
+  const where = plan.where.map((c) =>
+    c.kind === 'contains' ? (params.push(c.value), dialect.contains(`${plan.source}.${c.column}`)) : condition(c, plan.source, dialect, params),
+  )
+  const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
+  const rows =
+    `SELECT ${[form, ...plan.orderBy.map((k) => k.column)].map((c) => `${plan.source}.${c}`).join(', ')}, CASE WHEN ${where.join(' AND ')} THEN 1 END AS hit ` +
+    `FROM (${bound.keys}) AS bound JOIN ${plan.source} ON ${plan.source}.${bound.key} = bound.k`
+  return {
+    sql: `SELECT ${dialect.concatBytes(`CASE WHEN hit = 1 THEN ${form} END`, order)} AS body, count(hit) AS n, count(*) AS cands FROM (${rows}) AS candidate`,
+    params: [...params, ...bound.params],
+  }
+}
+
+/**
  * The sort keys of a full page's last row, to continue after it: an index-range read of
  * the keys alone (an aggregate cannot name the last row on both engines without a window
  * over the page, which costs more than the page's join).

@@ -29,11 +29,12 @@ export interface TrigramDialect {
    *  index; `qualifier` is the table's name or alias in the query when it needs one. */
   contains(table: string, column: string, needle: string, qualifier?: string): { readonly text: string; readonly params: SqlValue[] }
   /**
-   * A statement whose one row's `n` is how many rows of `table` have `needle` (folded, 3+
-   * characters) in `column`, counted up to `limit`, at a cost bounded by `limit` and the
-   * index, not by the table. Absent where the engine cannot count so cheaply.
+   * At most `limit` rows of `table` whose `column` may hold `needle` (folded, 3+ characters),
+   * read through the index at a cost bounded by `limit`, not by the table: `keys`, a query
+   * naming them as `k`, and `key`, the column of `table` they are values of. The candidates
+   * may over-count (the exact test is the caller's). Absent where the engine cannot bound the read.
    */
-  probe?(table: string, column: string, needle: string, limit: number): { readonly text: string; readonly params: SqlValue[] }
+  bounded?(table: string, column: string, needle: string, limit: number): { readonly keys: string; readonly params: SqlValue[]; readonly key: string }
   /** Creates the index over `columns` of read model `table` (idempotent). */
   create(table: string, columns: readonly string[]): string
   /** Drops it with its table ('' where dropping the table drops it). */

@@ -21,11 +21,12 @@ const sqliteTrigrams: TrigramDialect = {
       params: [ftsPhrase(needle), needle],
     }
   },
-  // The MATCH alone (the phrase's trigrams, without instr's exact recheck) over-counts, which
-  // only errs towards the pool. FTS5 walks its doclists lazily, so LIMIT bounds the walk.
-  probe: (table, column, needle, limit) => ({
-    text: `SELECT count(*) AS n FROM (SELECT 1 FROM ${fts(table)} WHERE ${column} MATCH ? LIMIT ${limit})`,
+  // FTS5 walks its doclists lazily, so LIMIT bounds the walk. The MATCH alone (the phrase's
+  // trigrams, without instr's exact recheck) may over-count, which only errs towards the pool.
+  bounded: (table, column, needle, limit) => ({
+    keys: `SELECT rowid AS k FROM ${fts(table)} WHERE ${column} MATCH ? LIMIT ${limit}`,
     params: [ftsPhrase(needle)],
+    key: 'rowid',
   }),
   create: (table, columns) =>
     `CREATE VIRTUAL TABLE IF NOT EXISTS ${fts(table)} USING fts5(${columns.join(', ')}, content='${table}', ` +

@@ -2,10 +2,13 @@
 // that computes goes to the workers (serving/ready-first.ts).
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import type { Readable } from 'node:stream'
 import type { DataRequest, Executor } from '../../src/serving/executor.js'
 import { LOOP_ACCOUNTS } from '../../src/endpoints/cashflows.js'
 import { LOOP_ROWS } from '../../src/pipeline/run.js'
-import { readyFirst, readyOnly } from '../../src/serving/ready-first.js'
+import { inProcessExecutor } from '../../src/serving/in-process.js'
+import type { LoopExecutor } from '../../src/serving/in-process.js'
+import { readyFirst } from '../../src/serving/ready-first.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { uuid } from '../support/refs.js'
 import { createTestStore } from '../support/stores.js'
@@ -13,6 +16,14 @@ import type { TestStore } from '../support/stores.js'
 
 const now = new Date('2026-11-20T12:00:00Z')
 const req = (service: string, query = ''): DataRequest => ({ service, query, now })
+const how = { signal: new AbortController().signal }
+const text = async (body: Buffer | Readable): Promise<string> => (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString()
+
+/** Whether the event loop answers `request` itself (true) or leaves it to the pool (false). */
+const onLoop = (sql: SqlPort) => {
+  const loop = inProcessExecutor(sql, 0)
+  return async (request: DataRequest) => (await loop.attempt(request, how)) !== null
+}
 
 describe('ready answers on the event loop', () => {
   let store: TestStore
@@ -20,7 +31,7 @@ describe('ready answers on the event loop', () => {
   before(async () => {
     store = await createTestStore('sqlite')
     await store.writer.close()
-    // 60 payments numbered ЗР-000001…ЗР-000060: "000" is in every number, "00004" in ten.
+    // 60 payments numbered ЗР-000001…ЗР-000060: "000" is in every number, "00004" in eleven.
     const payments = Array.from({ length: 60 }, (_, i) => ({
       type: 'Документ.ЗаявкаНаРасходованиеСредств',
       ref: uuid(`зр-${i + 1}`),
@@ -38,7 +49,7 @@ describe('ready answers on the event loop', () => {
   })
 
   it('names the requests ready bytes answer: a whole list or its period alone, short or full without contents, the whole materials tree', async () => {
-    const ready = readyOnly(sql)
+    const ready = onLoop(sql)
     assert.equal(await ready(req('payments')), true)
     assert.equal(await ready(req('payments', 'from=01.11.2026&to=03.11.2026')), true)
     assert.equal(await ready(req('payments', 'date=02.11.2026')), true)
@@ -60,8 +71,8 @@ describe('ready answers on the event loop', () => {
     assert.equal(await ready(req('nothing')), false)
   })
 
-  it('names the requests a substring condition bounds to a few rows, as the trigram index counts them', async () => {
-    const ready = readyOnly(sql)
+  it('answers the requests a substring condition bounds to a few rows, as the trigram index finds them', async () => {
+    const ready = onLoop(sql)
     assert.equal(LOOP_ROWS, 50)
     assert.equal(await ready(req('payments', 'code=000045')), true)
     assert.equal(await ready(req('payments', 'code=00004')), true)
@@ -76,7 +87,7 @@ describe('ready answers on the event loop', () => {
   })
 
   it('runs a cash statement on the event loop up to 200 accounts with movements', async () => {
-    const ready = readyOnly(sql)
+    const ready = onLoop(sql)
     assert.equal(LOOP_ACCOUNTS, 200)
     const account = (i: number) => `('${uuid('орг')}', '${uuid(`счет-${i}`)}', 'Справочник.Кассы')`
     await store.write(`INSERT INTO cash_keys (organization, account, account_type) VALUES ${Array.from({ length: 200 }, (_, i) => account(i)).join(', ')}`)
@@ -86,22 +97,42 @@ describe('ready answers on the event loop', () => {
     assert.equal(await ready(req('cashflows')), false)
   })
 
-  it('sends each request to the executor its kind names, and closes both', async () => {
+  it('gives a bounded answer byte for byte as the pool would give it', async () => {
+    const loop = inProcessExecutor(sql, 0)
+    for (const query of ['code=000045', 'code=00004', 'code=999', 'code=000012&responsible=указ']) {
+      const counted: number[] = []
+      const onLoop = await loop.attempt(req('payments', query), { ...how, rows: (n) => counted.push(n) })
+      assert.notEqual(onLoop, null, query)
+      assert.equal(await text(onLoop!), await text(await loop.execute(req('payments', query), how)), query)
+      assert.deepEqual(counted, [{ 'code=000045': 1, 'code=00004': 11, 'code=999': 0, 'code=000012&responsible=указ': 1 }[query]], query)
+    }
+    const [one] = JSON.parse(await text((await loop.attempt(req('payments', 'code=000045'), how))!)).data
+    assert.equal(one.Номер, 'ЗР-000045')
+  })
+
+  it('sends to the pool what the loop does not answer, and closes both', async () => {
     const calls: string[] = []
-    const stub = (name: string): Executor => ({
+    const stub: Executor = {
       async execute(request) {
-        calls.push(`${name} ${request.service}?${request.query}`)
-        return Buffer.from(name)
+        calls.push(`pool ${request.service}?${request.query}`)
+        return Buffer.from('pool')
       },
       async close() {
-        calls.push(`${name} closed`)
+        calls.push('pool closed')
       },
-    })
-    const executor = readyFirst(stub('loop'), stub('pool'), readyOnly(sql))
-    const how = { signal: new AbortController().signal }
-    assert.equal((await executor.execute(req('payments', 'from=01.11.2026&to=03.11.2026'), how)).toString(), 'loop')
-    assert.equal((await executor.execute(req('payments', 'code=00'), how)).toString(), 'pool')
+    }
+    const inner = inProcessExecutor(sql, 0)
+    const loop: LoopExecutor = {
+      ...inner,
+      async close() {
+        calls.push('loop closed')
+      },
+    }
+    const executor = readyFirst(loop, stub)
+    assert.match(await text(await executor.execute(req('payments', 'from=01.11.2026&to=03.11.2026'), how)), /^\{"data":\[\{"Номер":"ЗР-000060"/)
+    assert.equal(await text(await executor.execute(req('payments', 'code=00'), how)), 'pool')
+    assert.equal(await text(await executor.execute(req('payments', 'code=000'), how)), 'pool')
     await executor.close()
-    assert.deepEqual(calls, ['loop payments?from=01.11.2026&to=03.11.2026', 'pool payments?code=00', 'loop closed', 'pool closed'])
+    assert.deepEqual(calls, ['pool payments?code=00', 'pool payments?code=000', 'loop closed', 'pool closed'])
   })
 })
