@@ -13,7 +13,7 @@ import { referencePage } from '../openapi/reference-page.js'
 import { queryPairs } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { Body } from '../pipeline/run.js'
-import type { Executor } from '../serving/executor.js'
+import type { Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
@@ -101,6 +101,30 @@ function authorizationValues(req: FastifyRequest): string[] {
   return values
 }
 
+/**
+ * How a data request learns that its client went away before the answer was complete, which
+ * stops its work. The AbortSignal (the pool's) is made on first use: most answers are
+ * given on the event loop and need only to ask. An answer sent whole needs no abort (and
+ * aborting builds a DOMException with a stack).
+ */
+function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number) => void) | undefined): Execution {
+  const res = reply.raw
+  const gone = (): boolean => (res.destroyed || req.raw.socket?.destroyed === true) && !res.writableFinished
+  let controller: AbortController | undefined
+  return {
+    rows,
+    gone,
+    get signal() {
+      if (controller === undefined) {
+        controller = new AbortController()
+        if (gone()) controller.abort()
+        else res.once('close', () => gone() && controller!.abort())
+      }
+      return controller.signal
+    },
+  }
+}
+
 export function buildServer(options: ServerOptions): FastifyInstance & { draining: boolean } {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -141,11 +165,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
 
   const observer = options.observer
   app.decorateRequest('note', null)
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.headers(EVERY_ANSWER).header('x-request-id', req.id)
     // While draining, every answer closes its connection so no keep-alive client is reset.
     if (app.draining) reply.header('connection', 'close')
-    return observer ? observer.send(req, reply, payload) : payload
+    done(null, observer ? observer.send(req, reply, payload) : payload)
   })
   if (observer) {
     app.addHook('onRequest', (req, _reply, done) => {
@@ -208,13 +232,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
       if (options.executor) {
-        // A client gone before the answer is complete stops its request's work. An answer
-        // sent whole needs no abort (and aborting builds a DOMException with a stack).
-        const gone = new AbortController()
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) gone.abort()
-        })
-        body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: run.now() }, { signal: gone.signal, rows })
+        body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: run.now() }, clientGone(req, reply, rows))
       } else {
         const pairs = queryPairs(rawQuery(req))
         const opts = rows === undefined ? run : { ...run, rows }

@@ -14,6 +14,8 @@ export interface DataRequest {
 export interface Execution {
   /** Aborted when the client goes away: the request's work stops. */
   readonly signal: AbortSignal
+  /** Whether the client is gone, asked without making `signal` where that costs. */
+  readonly gone?: () => boolean
   /** Told how many `data` rows the answer holds (access log, metrics). */
   readonly rows?: (n: number) => void
 }

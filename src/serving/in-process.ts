@@ -23,9 +23,10 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
       throw new Error(`unknown service "${request.service}"`)
     }
     const deadline = timeLimitMs > 0 ? Date.now() + timeLimitMs : 0
+    const gone = how.gone ?? (() => how.signal.aborted)
     const signal = {
       throwIfAborted() {
-        if (how.signal.aborted) throw new Stopped(CLIENT_GONE)
+        if (gone()) throw new Stopped(CLIENT_GONE)
         if (deadline > 0 && Date.now() > deadline) throw new Stopped(timeLimitMessage(timeLimitMs))
       },
     }
