@@ -15,6 +15,14 @@ const postgresTrigrams: TrigramDialect = {
     text: `${qualifier ? `${qualifier}.` : ''}${column} LIKE ?`,
     params: [likePattern(needle)],
   }),
+  // The server collects the index's candidates (a bitmap) before the LIMIT, so its own work
+  // grows with how common the needle's trigrams are; the caller's, which is what the bound
+  // is for, does not: at most `limit` rows come back. LIKE is exact, so they are matches.
+  bounded: (table, column, needle, limit) => ({
+    keys: `SELECT ref AS k FROM ${table} WHERE ${column} LIKE ? LIMIT ${limit}`,
+    params: [likePattern(needle)],
+    key: 'ref',
+  }),
   create: (table, columns) =>
     columns.map((c) => `CREATE INDEX IF NOT EXISTS ${gin(table, c)} ON ${table} USING gin (${c} gin_trgm_ops);`).join('\n'),
   drop: () => '',

@@ -11,7 +11,7 @@ import type { LoopExecutor } from '../../src/serving/in-process.js'
 import { readyFirst } from '../../src/serving/ready-first.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { uuid } from '../support/refs.js'
-import { createTestStore } from '../support/stores.js'
+import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
 
 const now = new Date('2026-11-20T12:00:00Z')
@@ -25,11 +25,11 @@ const onLoop = (sql: SqlPort) => {
   return async (request: DataRequest) => (await loop.attempt(request, how)) !== null
 }
 
-describe('ready answers on the event loop', () => {
+for (const backend of BACKENDS) describe(`ready answers on the event loop (${backend})`, () => {
   let store: TestStore
   let sql: SqlPort
   before(async () => {
-    store = await createTestStore('sqlite')
+    store = await createTestStore(backend)
     await store.writer.close()
     // 60 payments numbered ЗР-000001…ЗР-000060: "000" is in every number, "00004" in eleven.
     const payments = Array.from({ length: 60 }, (_, i) => ({
