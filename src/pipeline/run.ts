@@ -79,7 +79,7 @@ export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string,
     if (Number(row?.cands) > LOOP_ROWS) continue
     const n = Number(row?.n ?? 0)
     options.rows?.(n)
-    return n === 0 ? Buffer.concat([HEAD, errorsPart(req.issues)]) : Buffer.concat([HEAD, row!.body as Buffer, errorsPart(req.issues)])
+    return n === 0 ? Buffer.concat([HEAD, errorsPart(req.issues)]) : Buffer.concat([HEAD, options.sql.dialect.bytes.value(row!.body)!, errorsPart(req.issues)])
   }
   return null
 }
@@ -100,7 +100,7 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
   const joinedPage = async (after?: readonly SqlValue[]): Promise<JoinedPage> => {
     const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE, { ...joinedForm, after })
     const [row] = await sql.all<Row>(text, params)
-    return { body: (row?.body as Buffer | null | undefined) ?? null, n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
+    return { body: sql.dialect.bytes.value(row?.body), n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
   }
   const pageEnd = async (after?: readonly SqlValue[]): Promise<SqlValue[]> => {
     const { sql: text, params } = compilePageEnd(plan, sql.dialect, PAGE, after)

@@ -74,7 +74,7 @@ export interface JoinedPageOptions {
 }
 
 /**
- * One page as one blob of comma-joined ready forms (`body`), its row count (`n`) and the
+ * One page as one blob of comma-joined ready forms (`body`, in the dialect's `bytes` form), its row count (`n`) and the
  * number of `special` rows: one statement and one buffer per page instead of one per row
  * (the hot path of list endpoints).
  */
@@ -83,7 +83,7 @@ export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: numb
   const page = compilePage({ ...plan, columns: [options.form, ...special, ...plan.orderBy.map((k) => k.column)] }, dialect, limit, options.after)
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const counts = special.length > 0 ? `, ${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special` : ''
-  return { sql: `SELECT ${dialect.concatPage(options.form, order)} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
+  return { sql: `SELECT ${dialect.bytes.select(dialect.concatPage(options.form, order))} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
 }
 
 /**
@@ -108,7 +108,7 @@ export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: C
     `SELECT ${[form, ...plan.orderBy.map((k) => k.column)].map((c) => `${plan.source}.${c}`).join(', ')}, CASE WHEN ${where.join(' AND ')} THEN 1 END AS hit ` +
     `FROM (${bound.keys}) AS bound JOIN ${plan.source} ON ${plan.source}.${bound.key} = bound.k`
   return {
-    sql: `SELECT ${dialect.concatBytes(`CASE WHEN hit = 1 THEN ${form} END`, order)} AS body, count(hit) AS n, count(*) AS cands FROM (${rows}) AS candidate`,
+    sql: `SELECT ${dialect.bytes.select(dialect.concatBytes(`CASE WHEN hit = 1 THEN ${form} END`, order))} AS body, count(hit) AS n, count(*) AS cands FROM (${rows}) AS candidate`,
     params: [...params, ...bound.params],
   }
 }

@@ -17,6 +17,11 @@ export interface Dialect {
   concatBytes(column: string, orderBy: string): string
   /** `concatBytes` over a subquery that is already in `orderBy` order (one page of a list). */
   concatPage(column: string, orderBy: string): string
+  /**
+   * Stored bytes a request reads (ready pages and answers): `select` names them in the form
+   * the engine's client receives fastest, `value` makes that a Buffer again (null stays null).
+   */
+  readonly bytes: { select(expr: string): string; value(received: unknown): Buffer | null }
   /** True when `column` is in any of the one-column (`ref`) `tables`, in the form the engine runs as lookups. */
   inAny(column: string, tables: readonly string[]): string
 }

@@ -56,6 +56,7 @@ export const sqliteDialect: Dialect = {
   clusteredTable: ' WITHOUT ROWID',
   contains: (column) => `instr(${column}, ?) > 0`,
   trigram: sqliteTrigrams,
+  bytes: { select: (expr) => expr, value: (received) => (received ?? null) as Buffer | null },
   // The short forms are UTF-8 JSON, so joining them as text and casting back keeps the bytes.
   concatBytes: (column, orderBy) => `CAST(group_concat(${column}, ',' ORDER BY ${orderBy}) AS BLOB)`,
   // The page's subquery has ORDER BY and LIMIT, so SQLite runs it as a co-routine whose rows

@@ -173,13 +173,14 @@ export async function readPages(
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
   const order = `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${READ_LIMIT + 1}`
-  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number; blobs: string | null }
+  type Stored = { bucket: string; seq: number; body: unknown; n: number; blobs: string | null }
+  const columns = `bucket, seq, ${sql.dialect.bytes.select('body')} AS body, n, blobs`
   const read = (after?: string) =>
     sql.all<Stored>(
-      `SELECT bucket, seq, body, n, blobs FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
+      `SELECT ${columns} FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
       after === undefined ? baseParams : [...baseParams, after],
     )
-  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body ?? null, n: Number(r.n), blobs: r.blobs ?? '' })
+  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: sql.dialect.bytes.value(r.body), n: Number(r.n), blobs: r.blobs ?? '' })
   const rows = await read()
   if (rows.length <= READ_LIMIT) return { first: rows.map(page) }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
@@ -194,7 +195,7 @@ export async function readPages(
       let last = head.last
       for (;;) {
         for (let seq = 0; ; seq++) {
-          const [row] = await sql.all<Stored>(`SELECT bucket, seq, body, n, blobs FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq])
+          const [row] = await sql.all<Stored>(`SELECT ${columns} FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq])
           if (!row) break
           yield page(row)
         }
