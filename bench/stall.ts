@@ -13,7 +13,9 @@ import { BENCH_AUTH, benchDir, fmt, percentile, prepareDemo, probe, startProcess
 const SCALE = Number(process.env.BENCH_SCALE ?? '10')
 const HEAVY = Number(process.env.BENCH_HEAVY ?? '8')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? '10')
-const HEAVY_PATHS = [
+// BENCH_PATHS (comma-separated) replaces them, e.g. a year of full forms:
+// `/main/hs/payments/get?full=true&from=01.01.2025&to=31.12.2025`.
+const HEAVY_PATHS = process.env.BENCH_PATHS?.split(',') ?? [
   '/main/hs/materials/get',
   '/main/hs/orders/get?full=true&from=2025-01-01&to=2025-03-31',
   `/main/hs/specifications/get?material=${encodeURIComponent('Кабель')}`,

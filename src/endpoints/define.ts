@@ -179,11 +179,6 @@ export interface ListEndpoint {
   readonly fullStored?: (ctx: RequestContext) => boolean
   /** Dependencies of the full form beyond the source's own columns and tabular parts (import/read-models.ts). */
   readonly fullTraces?: readonly FullTrace[]
-  /**
-   * The full form prints attachment content (`Вложения[].Данные`), spliced in from its chunks
-   * per request: such pages are no plain stored bytes, and go to the worker pool.
-   */
-  readonly fullContents?: true
 }
 
 /** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */

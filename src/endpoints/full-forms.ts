@@ -97,6 +97,14 @@ export function storedPage(sql: SqlPort, body: Buffer, blobs: string, out: Chunk
   return spliced(sql, body, spots.sort((a, b) => a[0] - b[0]), out)
 }
 
+/** The bytes of the attachment contents a stored page's `blobs` (storedPage) splices in, before Base64. */
+export function pageContentBytes(blobs: string): number {
+  const [, ...forms] = JSON.parse(blobs) as [number, ...[number, Spot[]][]]
+  let bytes = 0
+  for (const [, form] of forms) for (const [, , size] of form) bytes += size
+  return bytes
+}
+
 /** Small contents read by one statement: at most this many bytes (the memory a page's splice holds)… */
 const BATCH_BYTES = 4 * BLOB_CHUNK
 /** …and this many contents. */

@@ -95,7 +95,6 @@ export const payments: ListEndpoint = {
   ],
   sort: newestFirst('expense_date'),
   // ДокументыРасчетовСКонтрагентом prints each recorder's number and date.
-  fullContents: true,
   fullTraces: [{ types: ['Документ.*'], sql: 'SELECT request AS ref FROM reg_expense_payments WHERE recorder IN (SELECT ref FROM _touched)' }],
   fullPage: async ({ sql }, rows) => {
     const owners = refsOf(rows)

@@ -117,7 +117,6 @@ export const receipts: ListEndpoint = {
     { name: 'full', stage: 'option', truthy: YES, keyCaseInsensitive: true },
   ],
   sort: newestFirst('date'),
-  fullContents: true,
   fullPage: async ({ sql }, rows) => {
     const owners = refsOf(rows)
     const deal = await referencedDocuments(sql, 'doc_receipts', 'deal', owners)

@@ -1,5 +1,5 @@
-// Requests whose answer is read whole from ready pages (a list asked for whole or for a
-// period, short or full without attachment contents, endpoints/shared/ready-pages.ts) or
+// Requests whose answer is read whole from a few ready pages (a list asked for whole or for
+// a period, short or full, at most LOOP_PAGES pages and LOOP_BYTES, pipeline/run.ts) or
 // from a ready answer (the unfiltered materials tree, import/ready.ts) run on the event loop:
 // a few indexed reads of stored bytes, each statement bounded (16 pages, one 768 KiB chunk),
 // cost less than the hand-off to a worker and its wake-up. So do requests that a substring

@@ -159,36 +159,37 @@ const READ_LIMIT = 16
 
 /**
  * The stored pages of `list` for days in [from, toExclusive) (every bucket without a range),
- * in the list's order. `first` holds the answer's first pages; `rest`, when set, yields the
- * others a statement at a time, so a long answer is never held whole.
+ * in the list's order. `first` holds the answer's first pages, at most `limit`; `rest`, when
+ * set, yields the others a statement at a time, so a long answer is never held whole.
  */
 export async function readPages(
   sql: SqlPort,
   list: PagedList,
   range: { readonly from: string; readonly toExclusive: string } | undefined,
   full = false,
+  limit = READ_LIMIT,
 ): Promise<{ readonly first: readonly StoredPage[]; readonly rest?: () => AsyncGenerator<StoredPage> }> {
   const key = full ? fullKey(list.model) : list.model
   const base = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
-  const order = `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${READ_LIMIT + 1}`
+  const order = (limit: number) => `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${limit + 1}`
   type Stored = { bucket: string; seq: number; body: unknown; n: number; blobs: string | null }
   const columns = `bucket, seq, ${sql.dialect.bytes.select('body')} AS body, n, blobs`
-  const read = (after?: string) =>
+  const read = (after?: string, pages = READ_LIMIT) =>
     sql.all<Stored>(
-      `SELECT ${columns} FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order}`,
+      `SELECT ${columns} FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order(pages)}`,
       after === undefined ? baseParams : [...baseParams, after],
     )
   const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: sql.dialect.bytes.value(r.body), n: Number(r.n), blobs: r.blobs ?? '' })
-  const rows = await read()
-  if (rows.length <= READ_LIMIT) return { first: rows.map(page) }
+  const rows = await read(undefined, limit)
+  if (rows.length <= limit) return { first: rows.map(page) }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
-  const cut = (batch: Stored[]) => {
-    const last = batch[READ_LIMIT]!.bucket
+  const cut = (batch: Stored[], pages = READ_LIMIT) => {
+    const last = batch[pages]!.bucket
     return { whole: batch.filter((r) => r.bucket !== last).map(page), last }
   }
-  const head = cut(rows)
+  const head = cut(rows, limit)
   return {
     first: head.whole,
     rest: async function* () {
