@@ -62,9 +62,9 @@ type Decided = ReturnType<typeof decide>
  * event loop can give it; null otherwise (it goes to the pool). Bounded reads: an answer
  * read whole from ready pages by one statement, at most LOOP_BYTES with the attachment
  * contents it splices in (short forms, or full forms kept by the import), or short forms
- * among the at most LOOP_ROWS rows one of its substring conditions (a number, a name of 3+ characters) matches, as the engine's trigram index
- * finds them: one statement reads the candidates and the page, and more candidates than
- * LOOP_ROWS discard it.
+ * among the at most LOOP_ROWS rows one of its substring conditions (a number, a name of
+ * 3+ characters) matches, as the engine's trigram index finds them: one statement reads
+ * the candidates and the page, and more candidates than LOOP_ROWS discard it.
  */
 export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const decided = decide(ep, pairs, options.sql, options.now)
