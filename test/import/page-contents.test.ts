@@ -9,7 +9,8 @@ import { ENDPOINTS } from '../../src/endpoints/index.js'
 import { storedForm } from '../../src/endpoints/full-forms.js'
 import { PAGES_TABLE, fullKey } from '../../src/endpoints/shared/ready-pages.js'
 import { ChunkWriter } from '../../src/pipeline/json-stream.js'
-import { runList } from '../../src/pipeline/run.js'
+import { LOOP_BYTES, runList } from '../../src/pipeline/run.js'
+import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { BLOB_CHUNK } from '../../src/store/blobs.js'
 import type { Row, SqlPort } from '../../src/store/sql.js'
 import { documentsFixture } from '../fixtures/documents.js'
@@ -119,6 +120,20 @@ for (const backend of BACKENDS) {
           ['2025-06-11', 0, 1, false, [1]],
         ],
       )
+    })
+
+    it('leaves to the pool a page whose contents weigh over LOOP_BYTES; the event loop gives the small one as the pool would', async () => {
+      const loop = inProcessExecutor(store.writer, 0)
+      const how = { signal: new AbortController().signal }
+      const request = (query: string) => ({ service: 'payments', query, now: new Date('2025-06-20T12:00:00Z') })
+      assert.equal(LOOP_BYTES, 1024 * 1024)
+      // 06-10 splices ~3 MB of contents; 06-11, nine bytes.
+      assert.equal(await loop.attempt(request('full=true&date=10.06.2025'), how), null)
+      const small = await loop.attempt(request('full=true&date=11.06.2025'), how)
+      assert.notEqual(small, null)
+      const got = await text(small!)
+      assert.equal(got, await text(await loop.execute(request('full=true&date=11.06.2025'), how)))
+      assert.match(got, /"ИмяФайла":"другой-день\.txt"/)
     })
 
     it('splices every content into the page, as the rows print it, in few statements', async () => {
