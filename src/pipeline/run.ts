@@ -79,7 +79,7 @@ export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string,
     if (Number(row?.cands) > LOOP_ROWS) continue
     const n = Number(row?.n ?? 0)
     options.rows?.(n)
-    return n === 0 ? Buffer.concat([HEAD, errorsPart(req.issues)]) : Buffer.concat([HEAD, options.sql.dialect.bytes.value(row!.body)!, errorsPart(req.issues)])
+    return Buffer.concat([HEAD, options.sql.dialect.bytes.value(row?.body) ?? Buffer.alloc(0), errorsPart(req.issues)])
   }
   return null
 }

@@ -74,9 +74,9 @@ export interface JoinedPageOptions {
 }
 
 /**
- * One page as one blob of comma-joined ready forms (`body`, in the dialect's `bytes` form), its row count (`n`) and the
- * number of `special` rows: one statement and one buffer per page instead of one per row
- * (the hot path of list endpoints).
+ * One page as one blob of comma-joined ready forms (`body`, in the dialect's `bytes` form),
+ * its row count (`n`) and the number of `special` rows: one statement and one buffer per
+ * page instead of one per row (the hot path of list endpoints).
  */
 export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number, options: JoinedPageOptions = { form: 'short' }): Compiled {
   const special = options.special ?? []
@@ -87,13 +87,13 @@ export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: numb
 }
 
 /**
- * The whole answer of `plan` as one joined page (compileJoinedPage's `body` and `n`) when
+ * The whole answer of `plan` as one joined page of short forms (compileJoinedPage's `body`, `n`) when
  * its substring condition `bounded` may match at most `cap` rows, as the engine's trigram
  * index finds them: the statement reads at most `cap + 1` candidates, and says how many in
  * `cands`; over `cap`, rows may be missing. Its cost is bounded by `cap` whatever the
  * table holds, so the event loop can afford it. Null where the engine cannot bound the read.
  */
-export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: Condition & { kind: 'contains' }, cap: number, form = 'short'): Compiled | null {
+export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: Condition & { kind: 'contains' }, cap: number): Compiled | null {
   const bound = dialect.trigram.bounded?.(plan.source, bounded.column, bounded.value, cap + 1)
   if (!bound) return null
   const params: SqlValue[] = []
@@ -105,10 +105,10 @@ export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: C
   )
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const rows =
-    `SELECT ${[form, ...plan.orderBy.map((k) => k.column)].map((c) => `${plan.source}.${c}`).join(', ')}, CASE WHEN ${where.join(' AND ')} THEN 1 END AS hit ` +
+    `SELECT ${['short', ...plan.orderBy.map((k) => k.column)].map((c) => `${plan.source}.${c}`).join(', ')}, CASE WHEN ${where.join(' AND ')} THEN 1 END AS hit ` +
     `FROM (${bound.keys}) AS bound JOIN ${plan.source} ON ${plan.source}.${bound.key} = bound.k`
   return {
-    sql: `SELECT ${dialect.bytes.select(dialect.concatBytes(`CASE WHEN hit = 1 THEN ${form} END`, order))} AS body, count(hit) AS n, count(*) AS cands FROM (${rows}) AS candidate`,
+    sql: `SELECT ${dialect.bytes.select(dialect.concatBytes(`CASE WHEN hit = 1 THEN short END`, order))} AS body, count(hit) AS n, count(*) AS cands FROM (${rows}) AS candidate`,
     params: [...params, ...bound.params],
   }
 }

@@ -173,7 +173,7 @@ export async function readPages(
   const base = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
-  const order = (limit: number) => `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${limit + 1}`
+  const order = (pages: number) => `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${pages + 1}`
   type Stored = { bucket: string; seq: number; body: unknown; n: number; blobs: string | null }
   const columns = `bucket, seq, ${sql.dialect.bytes.select('body')} AS body, n, blobs`
   const read = (after?: string, pages = READ_LIMIT) =>
