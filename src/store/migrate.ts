@@ -9,6 +9,7 @@ import { FULL_COLUMNS } from '../endpoints/full-forms.js'
 import { PAGES_VERSION, readyPagesTable } from '../endpoints/shared/ready-pages.js'
 import { rebuildReadModels } from '../import/read-models.js'
 import { READY_ANSWERS, migrateReady } from '../import/ready.js'
+import { readyTable } from '../endpoints/shared/ready-bytes.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
 import type { SqlPort } from './sql.js'
@@ -68,7 +69,8 @@ const stderrWarning = (message: string): void => console.error(`warning: ${messa
 
 /** Idempotent: creates what is missing and rebuilds read models whose definition changed. */
 export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS, options: MigrateOptions = {}): Promise<void> {
-  await sql.exec([...modelTables(), readyPagesTable].map((t) => tableDdl(t, sql.dialect)).join('\n'))
+  const tables = [...modelTables(), readyPagesTable, readyTable]
+  await sql.exec(tables.map((t) => tableDdl(t, sql.dialect)).join('\n'))
   const version = await getMeta(sql, 'schema_version')
   if (version !== undefined && version !== String(SCHEMA_VERSION)) {
     throw new Error(`the database has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new database`)
@@ -79,6 +81,7 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
     await sql.exec(`DROP TABLE ${readyPagesTable.name};\n${tableDdl(readyPagesTable, sql.dialect)}`)
     await setMeta(sql, 'pages_version', String(PAGES_VERSION))
   }
+  await keepWhole(sql, tables)
   const trigrams = await setUpTrigrams(sql, options.warn ?? stderrWarning)
   const stale: ReadModel[] = []
   for (const model of models) {
@@ -102,6 +105,21 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
   await migrateDerived(sql, DERIVED_TABLES)
   await migrateReady(sql, stale.map((m) => m.table))
+}
+
+/**
+ * The `whole` columns (schema.ts) kept uncompressed where the engine compresses. The ALTER
+ * locks its table until the migration commits, so it runs only for a column not yet so.
+ */
+async function keepWhole(sql: SqlPort, tables: readonly TableDef[]): Promise<void> {
+  const uncompressed = sql.dialect.uncompressed
+  if (!uncompressed) return
+  for (const table of tables) {
+    const whole = table.columns.filter((c) => c.whole).map((c) => c.name)
+    if (whole.length === 0) continue
+    const kept = new Set((await sql.all<{ name: string }>(uncompressed.stored, [table.name])).map((r) => r.name))
+    for (const column of whole) if (!kept.has(column)) await sql.exec(uncompressed.keep(table.name, column))
+  }
 }
 
 /**

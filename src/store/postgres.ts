@@ -65,6 +65,14 @@ export const postgresDialect: Dialect = {
   // ORed INs are subplans tested per row, each a scan of its table once that outgrows
   // work_mem (30 s a batch at scale 100); one IN over a UNION ALL is a hashed semi-join.
   inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,
+  // A value over ~2 KB is compressed (pglz) and moved out of line: writing a ready page
+  // compressed its 10–700 KB, and every request decompressed it again. EXTERNAL keeps the
+  // out-of-line chunks and drops the compression (about a fifth off a PostgreSQL import:
+  // docs/benchmarks.md); the store grows by what pglz had saved on those tables.
+  uncompressed: {
+    stored: "SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass(?) AND attstorage = 'e' AND NOT attisdropped",
+    keep: (table, column) => `ALTER TABLE ${table} ALTER COLUMN ${column} SET STORAGE EXTERNAL`,
+  },
 }
 
 /** `?` placeholders (outside quoted literals) → `$1, $2, …`. */

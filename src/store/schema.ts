@@ -11,6 +11,8 @@ export const SCHEMA_VERSION = 2
 export interface ColumnDef {
   readonly name: string
   readonly type: 'text' | 'real' | 'int' | 'blob'
+  /** Large values written once and read whole by requests: stored uncompressed where the engine would compress them (Dialect.uncompressed). */
+  readonly whole?: boolean
 }
 
 export interface TableDef {

@@ -24,6 +24,12 @@ export interface Dialect {
   readonly bytes: { select(expr: string): string; value(received: unknown): Buffer | null }
   /** True when `column` is in any of the one-column (`ref`) `tables`, in the form the engine runs as lookups. */
   inAny(column: string, tables: readonly string[]): string
+  /**
+   * Where the engine compresses large values on its own: `stored` names the `whole` columns
+   * (schema.ts) of table `?` that are kept uncompressed already, `keep` makes one so for the
+   * rows written from then on. Absent where nothing is compressed (SQLite).
+   */
+  readonly uncompressed?: { readonly stored: string; keep(table: string, column: string): string }
 }
 
 /** What an engine does for substring search through a trigram index (store/trigram.ts). */

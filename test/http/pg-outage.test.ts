@@ -103,7 +103,7 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
 })
 
 describe('postgres: serving pool configuration (reliability battery CFG1)', () => {
-  it('the serving pool has bounded waits and a read-only session', () => {
+  it('the serving pool has bounded waits and a read-only session that compiles no statement (jit off)', () => {
     const pool = servingPool('postgres://127.0.0.1:1/none')
     const o = pool.options as unknown as Record<string, unknown>
     assert.equal(o.connectionTimeoutMillis, 1000)
@@ -111,7 +111,7 @@ describe('postgres: serving pool configuration (reliability battery CFG1)', () =
     assert.equal(o.statement_timeout, 5000)
     assert.equal(o.idle_in_transaction_session_timeout, 10_000)
     assert.equal(o.max, 10)
-    assert.equal(o.options, '-c default_transaction_read_only=on')
+    assert.equal(o.options, '-c default_transaction_read_only=on -c jit=off')
     void pool.end()
   })
 })

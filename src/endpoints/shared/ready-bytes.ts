@@ -15,7 +15,7 @@ export const readyTable: TableDef = {
     { name: 'name', type: 'text' },
     { name: 'gen', type: 'int' },
     { name: 'seq', type: 'int' },
-    { name: 'chunk', type: 'blob' },
+    { name: 'chunk', type: 'blob', whole: true },
   ],
   primaryKey: ['name', 'gen', 'seq'],
 }

@@ -22,7 +22,7 @@ export const readyPagesTable: TableDef = {
     { name: 'model', type: 'text' },
     { name: 'bucket', type: 'text' },
     { name: 'seq', type: 'int' },
-    { name: 'body', type: 'blob' },
+    { name: 'body', type: 'blob', whole: true },
     { name: 'n', type: 'int' },
     // Where attachment contents go in `body` ('' for none): JSON `[base, [place, full_blobs], …]`,
     // `place - base` being the position in `body` of the form whose `full_blobs` follows (full-forms.ts).

@@ -1,0 +1,91 @@
+// What docgate sets on PostgreSQL for speed. Ready pages and ready answers are written once
+// and read whole by every request: where the engine compresses large values on its own,
+// their columns are kept uncompressed, and a migration alters a column only when it is not
+// so yet. Its sessions run without JIT compilation.
+import assert from 'node:assert/strict'
+import { afterEach, beforeEach, describe, it } from 'node:test'
+import { writeDemo } from '../../src/cli/demo.js'
+import { migrate } from '../../src/store/migrate.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { BACKENDS, createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+const storage = (sql: SqlPort) =>
+  sql.all<{ col: string; storage: string }>(
+    "SELECT c.relname || '.' || a.attname AS col, a.attstorage AS storage FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid " +
+      "WHERE c.relname IN ('ready_pages', 'ready_answers') AND a.attname IN ('body', 'chunk') ORDER BY 1",
+  )
+
+for (const backend of BACKENDS.filter((b) => b !== 'sqlite')) describe(`${backend}: ready bytes stored uncompressed`, () => {
+  let store: TestStore
+  beforeEach(async () => {
+    store = await createTestStore(backend)
+  })
+  afterEach(async () => {
+    await store.writer.close()
+    await store.cleanup()
+  })
+
+  it('keeps ready_pages.body and ready_answers.chunk EXTERNAL, so no stored page is compressed', async () => {
+    const sql = store.writer
+    assert.deepEqual(await storage(sql), [
+      { col: 'ready_answers.chunk', storage: 'e' },
+      { col: 'ready_pages.body', storage: 'e' },
+    ])
+    await writeDemo(sql, 0.1, 1, true)
+    const [pages] = await sql.all<{ large: number; compressed: number }>(
+      'SELECT count(*) FILTER (WHERE octet_length(body) > 2048) AS large, count(pg_column_compression(body)) AS compressed FROM ready_pages',
+    )
+    assert.ok(Number(pages!.large) > 0, 'the demo stores pages over the 2 KB a value is compressed from')
+    assert.equal(Number(pages!.compressed), 0)
+    const [answers] = await sql.all<{ n: number; compressed: number }>('SELECT count(*) AS n, count(pg_column_compression(chunk)) AS compressed FROM ready_answers')
+    assert.ok(Number(answers!.n) > 0)
+    assert.equal(Number(answers!.compressed), 0)
+  })
+
+  it('alters a column back to EXTERNAL once, and leaves one already so alone', async () => {
+    const sql = store.writer
+    await sql.exec('ALTER TABLE ready_pages ALTER COLUMN body SET STORAGE EXTENDED')
+    const altered: string[] = []
+    const exec = async (script: string) => {
+      if (script.includes('SET STORAGE')) altered.push(script)
+      await sql.exec(script)
+    }
+    const spy = new Proxy(sql, {
+      get: (target, key) => {
+        if (key === 'exec') return exec
+        const value: unknown = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    await sql.transaction(() => migrate(spy))
+    assert.deepEqual(altered, ['ALTER TABLE ready_pages ALTER COLUMN body SET STORAGE EXTERNAL'])
+    assert.deepEqual((await storage(sql)).map((r) => r.storage), ['e', 'e'])
+    await sql.transaction(() => migrate(spy))
+    assert.equal(altered.length, 1)
+  })
+})
+
+// The import's statements over unanalysed temp tables are estimated at many times their
+// rows; with JIT on, PostgreSQL spent 20–30 ms compiling each of them (store/open.ts).
+if (BACKENDS.includes('postgres')) describe('postgres: sessions that compile no statement', () => {
+  let store: TestStore
+  beforeEach(async () => {
+    store = await createTestStore('postgres')
+  })
+  afterEach(async () => {
+    await store.writer.close()
+    await store.cleanup()
+  })
+
+  it('the writing and the serving session both run with jit off', async () => {
+    const [writing] = await store.writer.all<{ jit: string }>('SHOW jit')
+    assert.deepEqual(writing, { jit: 'off' })
+    const reader = await store.openReader()
+    try {
+      assert.deepEqual(await reader.all('SHOW jit'), [{ jit: 'off' }])
+    } finally {
+      await reader.close()
+    }
+  })
+})
