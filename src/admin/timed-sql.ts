@@ -14,6 +14,7 @@ export function timedSql(sql: SqlPort, observe: (seconds: number) => void): SqlP
     dialect: sql.dialect,
     readonly: sql.readonly,
     all: (text, params) => timed(sql.all(text, params)),
+    readBytes: (text, params, columns) => timed(sql.readBytes(text, params, columns)),
     run: (text, params) => timed(sql.run(text, params)),
     runMany: (text, rows) => sql.runMany(text, rows),
     insertRows: (table, columns, rows) => sql.insertRows(table, columns, rows),

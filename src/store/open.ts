@@ -3,6 +3,7 @@
 import pg from 'pg'
 import { migrate } from './migrate.js'
 import type { MigrateOptions } from './migrate.js'
+import { pgCopy } from './pg-copy.js'
 import { PgStore } from './postgres.js'
 import { SqliteStore } from './sqlite.js'
 import type { SqlPort } from './sql.js'
@@ -55,7 +56,7 @@ export function servingPool(url: string, onError: (err: Error) => void = () => {
 export async function openReadOnly(db: string, onError?: (err: Error) => void, connections?: number): Promise<SqlPort> {
   if (isPostgresUrl(db)) {
     const pool = servingPool(db, onError, connections)
-    return new PgStore(pool, { readonly: true, named: true, close: () => pool.end() })
+    return new PgStore(pool, { readonly: true, named: true, copy: pgCopy(pool), close: () => pool.end() })
   }
   return new SqliteStore(db, { readonly: true })
 }
@@ -67,7 +68,7 @@ export async function openWritable(db: string, options: MigrateOptions = {}): Pr
     // One connection: an import is one transaction and uses session temp tables.
     const client = new pg.Client({ connectionString: db, types, options: NO_JIT })
     await client.connect()
-    store = new PgStore(client, { close: () => client.end() })
+    store = new PgStore(client, { copy: pgCopy(client), close: () => client.end() })
   } else {
     store = new SqliteStore(db)
   }

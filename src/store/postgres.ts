@@ -1,7 +1,9 @@
 // PostgreSQL adapter. It depends only on a structural `query(sql, params) → { rows }`
 // port, which both `pg` (Pool or Client) and PGlite (in-process PostgreSQL) satisfy.
 import { createHash } from 'node:crypto'
-import type { Dialect, Row, SqlPort, SqlValue, TrigramDialect } from './sql.js'
+import { copyRows, copyStream, inlineParams } from './pg-copy.js'
+import type { Copy } from './pg-copy.js'
+import type { ColumnKind, Dialect, Row, SqlPort, SqlValue, TrigramDialect } from './sql.js'
 import { likePattern } from './trigram.js'
 
 const gin = (table: string, column: string): string => `${table}__${column}__trgm`
@@ -146,13 +148,18 @@ export class PgStore implements SqlPort {
   #db: PgQueryable
   #named: PgNamedQueryable | undefined
   #close: () => Promise<void>
+  #copy: Copy | undefined
   #types = new Map<string, Map<string, string>>()
   #behind = new Set<Promise<void>>()
 
-  /** `named`: the queryable is `pg`, which prepares named statements (PGlite does not). */
-  constructor(db: PgQueryable, options: { readonly?: boolean; close?: () => Promise<void>; named?: boolean } = {}) {
+  /**
+   * `named`: the queryable is `pg`, which prepares named statements (PGlite does not);
+   * `copy`: how to run a binary COPY on it (readBytes, insertRows), where the client can.
+   */
+  constructor(db: PgQueryable, options: { readonly?: boolean; close?: () => Promise<void>; named?: boolean; copy?: Copy } = {}) {
     this.#db = db
     this.#named = options.named ? (db as PgNamedQueryable) : undefined
+    this.#copy = options.copy
     this.readonly = options.readonly ?? false
     this.#close = options.close ?? (async () => {})
   }
@@ -167,6 +174,12 @@ export class PgStore implements SqlPort {
     return decode((await this.#query(sql, params)).rows) as T[]
   }
 
+  async readBytes<T = Row>(sql: string, params: readonly SqlValue[], columns: Readonly<Record<string, ColumnKind>>): Promise<T[]> {
+    // PGlite hands bytea over as bytes already (decode makes them Buffers).
+    if (!this.#copy) return this.all<T>(sql, params)
+    return copyRows<T>(await this.#copy.out(`COPY (${inlineParams(sql, params)}) TO STDOUT (FORMAT binary)`), columns)
+  }
+
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     const result = await this.#query(sql, params)
     return result.rowCount ?? result.affectedRows ?? 0
@@ -177,6 +190,13 @@ export class PgStore implements SqlPort {
   }
 
   async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    if (rows.length === 0) return
+    // One binary COPY stream where the client can: the server stores the rows without
+    // parsing a statement that lists every value (unnest's arrays, VALUES' parameters).
+    if (this.#copy) {
+      const data = copyStream(rows, await this.#columnTypes(table, columns))
+      if (data) return this.#copy.in(`COPY ${table} (${columns.join(', ')}) FROM STDIN (FORMAT binary)`, data)
+    }
     await this.#bulk(table, columns, rows, '')
   }
 

@@ -3,6 +3,8 @@
 
 export type SqlValue = string | number | boolean | null | Buffer
 export type Row = Record<string, unknown>
+/** How a column of a byte read (SqlPort.readBytes) comes back: text, an integer, or bytes (a Buffer). */
+export type ColumnKind = 'text' | 'int' | 'bytes'
 
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres'
@@ -77,6 +79,16 @@ export interface SqlPort {
   readonly dialect: Dialect
   readonly readonly: boolean
   all<T = Row>(sql: string, params?: readonly SqlValue[]): Promise<T[]>
+  /**
+   * Rows of a statement reading large stored bytes by key (ready pages and answers), received
+   * the way the engine's client takes bytes fastest (PostgreSQL: a binary COPY, store/pg-copy.ts).
+   * `columns` names the statement's columns in order and how each is read; its byte columns
+   * are selected plainly, not through Dialect.bytes. A COPY takes no parameters, so they are
+   * written into the statement: only keys docgate formed itself (names, validated days,
+   * numbers), never request text — a string outside [A-Za-z0-9_:.-] is refused. For reads of
+   * many KB: a COPY is planned each time, where `all` reuses a prepared statement.
+   */
+  readBytes<T = Row>(sql: string, params: readonly SqlValue[], columns: Readonly<Record<string, ColumnKind>>): Promise<T[]>
   run(sql: string, params?: readonly SqlValue[]): Promise<number>
   /** The same statement once per parameter row. */
   runMany(sql: string, rows: Iterable<readonly SqlValue[]>): Promise<void>

@@ -117,6 +117,11 @@ export class SqliteStore implements SqlPort {
     return this.statement(sql).all(bind(params)) as T[]
   }
 
+  // better-sqlite3 hands a BLOB over as a Buffer already.
+  async readBytes<T = Row>(sql: string, params: readonly SqlValue[]): Promise<T[]> {
+    return this.all<T>(sql, params)
+  }
+
   async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
     return this.statement(sql).run(bind(params)).changes
   }

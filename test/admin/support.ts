@@ -64,6 +64,9 @@ export async function startOps(fixture: readonly unknown[], options: { backend: 
       get(target, key) {
         if (key === 'all')
           return (text: string, params?: never) => (state.away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : target.all(text, params))
+        if (key === 'readBytes')
+          return (text: string, params: never, columns: never) =>
+            state.away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : target.readBytes(text, params, columns)
         const value: unknown = Reflect.get(target, key, target)
         return typeof value === 'function' ? value.bind(target) : value
       },

@@ -7,14 +7,16 @@ export const READ_FAILURE = 'database disk image is malformed'
 
 type All = SqlPort['all']
 
-/** `sql` with its reads replaced by `all(text, params, read)`. */
+/** `sql` with its reads (`all` and `readBytes`) replaced by `all(text, params, read)`. */
 function withReads(sql: SqlPort, all: (text: string, params: readonly SqlValue[], read: All) => Promise<unknown[]>): SqlPort {
   const read: All = (text, params) => sql.all(text, params)
   const wrapped = (text: string, params: readonly SqlValue[] = []) => all(text, params, read)
+  const bytes: SqlPort['readBytes'] = (text, params, columns) => all(text, params, (t, p) => sql.readBytes(t, p ?? [], columns)) as never
   // A proxy rather than a copy, so every other member of the port passes through as it is.
   return new Proxy(sql, {
     get(target, key) {
       if (key === 'all') return wrapped
+      if (key === 'readBytes') return bytes
       const value: unknown = Reflect.get(target, key, target)
       return typeof value === 'function' ? value.bind(target) : value
     },

@@ -53,10 +53,12 @@ export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterab
   const count = Number(head.n)
   return (async function* () {
     for (let seq = 0; seq < count; seq++) {
-      const [row] = await sql.all<{ chunk: unknown }>(`SELECT ${sql.dialect.bytes.select('chunk')} AS chunk FROM ${READY_TABLE} WHERE name = ? AND gen = ? AND seq = ?`, [name, gen, seq])
+      const [row] = await sql.readBytes<{ chunk: Buffer }>(`SELECT chunk FROM ${READY_TABLE} WHERE name = ? AND gen = ? AND seq = ?`, [name, gen, seq], {
+        chunk: 'bytes',
+      })
       // Two imports committed while this answer was being sent: its generation is gone.
       if (!row) throw new Error(`the ready ${name} answer was replaced while it was being sent; ask again`)
-      yield sql.dialect.bytes.value(row.chunk)!
+      yield row.chunk
     }
   })()
 }

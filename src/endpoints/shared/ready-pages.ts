@@ -174,14 +174,16 @@ export async function readPages(
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
   const order = (pages: number) => `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${pages + 1}`
-  type Stored = { bucket: string; seq: number; body: unknown; n: number; blobs: string | null }
-  const columns = `bucket, seq, ${sql.dialect.bytes.select('body')} AS body, n, blobs`
+  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number; blobs: string | null }
+  const kinds = { bucket: 'text', seq: 'int', body: 'bytes', n: 'int', blobs: 'text' } as const
+  const columns = Object.keys(kinds).join(', ')
   const read = (after?: string, pages = READ_LIMIT) =>
-    sql.all<Stored>(
+    sql.readBytes<Stored>(
       `SELECT ${columns} FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order(pages)}`,
       after === undefined ? baseParams : [...baseParams, after],
+      kinds,
     )
-  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: sql.dialect.bytes.value(r.body), n: Number(r.n), blobs: r.blobs ?? '' })
+  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body, n: Number(r.n), blobs: r.blobs ?? '' })
   const rows = await read(undefined, limit)
   if (rows.length <= limit) return { first: rows.map(page) }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
@@ -196,7 +198,7 @@ export async function readPages(
       let last = head.last
       for (;;) {
         for (let seq = 0; ; seq++) {
-          const [row] = await sql.all<Stored>(`SELECT ${columns} FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq])
+          const [row] = await sql.readBytes<Stored>(`SELECT ${columns} FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq], kinds)
           if (!row) break
           yield page(row)
         }
