@@ -129,7 +129,7 @@ async function* spliced(sql: SqlPort, bytes: Buffer, spots: readonly Spot[], out
     }
     if (size > 0 && !batched.has(ref)) {
       batched = nextBatch(spots, i)
-      batch = await readByOwner<{ owner: string; chunk: Buffer }>(sql, FIRST_CHUNKS, [...batched])
+      batch = await readByOwner<{ owner: string; chunk: Buffer }>(sql, FIRST_CHUNKS, [...batched], [], { owner: 'text', chunk: 'bytes' })
     }
     // The bytes up to the content, its opening quote included; the closing one starts the next part.
     out.push(bytes.subarray(at, offset))

@@ -3,7 +3,7 @@
 // that fails is read again document by document, so only the documents whose own read
 // fails get their endpoint's fallback and `errors` entry (spec § Errors: a problem with a
 // single document goes to `errors`; the other documents stay in `data`).
-import type { Row, SqlPort, SqlValue } from '../../store/sql.js'
+import type { ColumnKind, Row, SqlPort, SqlValue } from '../../store/sql.js'
 
 /** At most this many owners per query (a page is 500 rows). */
 export const OWNERS_PER_QUERY = 500
@@ -33,18 +33,25 @@ function placeholders(owners: readonly string[]): { list: string; padded: string
   return { list: padded.map(() => '?').join(', '), padded }
 }
 
-/** Runs `query` for `owners` (distinct; `params` follow the owners in the statement) and groups the rows by owner. */
+/**
+ * Runs `query` for `owners` (distinct; `params` follow the owners in the statement) and groups
+ * the rows by owner. With `bytes` (the statement's columns, SqlPort.readBytes) it is a read of
+ * stored bytes, for owners and parameters that are stored keys, never request text.
+ */
 export async function readByOwner<T extends { readonly owner: string }>(
   sql: SqlPort,
   query: OwnersQuery,
   owners: readonly string[],
   params: readonly SqlValue[] = [],
+  bytes?: Readonly<Record<string, ColumnKind>>,
 ): Promise<ByOwner<T>> {
   const rows = new Map<string, T[]>()
   const failed = new Map<string, unknown>()
   const read = async (chunk: readonly string[]) => {
     const { list, padded } = placeholders(chunk)
-    for (const row of await sql.all<T>(query(list), [...padded, ...params])) {
+    const text = query(list)
+    const values = [...padded, ...params]
+    for (const row of await (bytes ? sql.readBytes<T>(text, values, bytes) : sql.all<T>(text, values))) {
       const group = rows.get(row.owner)
       if (group) group.push(row)
       else rows.set(row.owner, [row])

@@ -109,7 +109,7 @@ export class StoredBlob extends Base64Blob {
 export function content(sql: SqlPort, ref: string, size: number): StoredBlob {
   const text = `SELECT chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner = ? AND seq = ?`
   return new StoredBlob(ref, size, async (offset, length) => {
-    const rows = await sql.all<{ chunk: Buffer | null }>(text, [ref, offset / BLOB_CHUNK])
+    const rows = await sql.readBytes<{ chunk: Buffer | null }>(text, [ref, offset / BLOB_CHUNK], { chunk: 'bytes' })
     const chunk = rows[0]?.chunk
     // The file may have been replaced by an import since its size was read: better a broken
     // response than a silently corrupt file.
