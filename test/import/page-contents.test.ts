@@ -12,7 +12,7 @@ import { ChunkWriter } from '../../src/pipeline/json-stream.js'
 import { LOOP_BYTES, runList } from '../../src/pipeline/run.js'
 import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { BLOB_CHUNK } from '../../src/store/blobs.js'
-import type { Row, SqlPort } from '../../src/store/sql.js'
+import type { ColumnKind, Row, SqlPort } from '../../src/store/sql.js'
 import { documentsFixture } from '../fixtures/documents.js'
 import { BACKENDS, importFixture } from '../support/app.js'
 import { loggedReads } from '../support/failing-sql.js'
@@ -183,12 +183,13 @@ for (const backend of BACKENDS) {
       const shrunk = (sql: SqlPort): SqlPort =>
         new Proxy(sql, {
           get(target, key) {
-            if (key !== 'all') {
+            // Contents are read by `readBytes` (binary COPY on PostgreSQL), other rows by `all`.
+            if (key !== 'all' && key !== 'readBytes') {
               const value: unknown = Reflect.get(target, key, target)
               return typeof value === 'function' ? value.bind(target) : value
             }
-            return async (t: string, params: readonly unknown[] = []) => {
-              const rows = await target.all<Row>(t, params as never)
+            return async (t: string, params: readonly unknown[] = [], columns?: Record<string, ColumnKind>) => {
+              const rows = key === 'all' ? await target.all<Row>(t, params as never) : await target.readBytes<Row>(t, params as never, columns!)
               return t.includes('cat_attachments_data') ? rows.map((r) => (r.owner === ref ? { ...r, chunk: (r.chunk as Buffer).subarray(1) } : r)) : rows
             }
           },
