@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BENCH_AUTH, ROOT } from './harness.js'
+import { BENCH_AUTH, ROOT, median } from './harness.js'
 import { buildCases, getOk } from './scale/cases.js'
 import type { Case } from './scale/cases.js'
 import { settle, startPinned, stop } from './scale/processes.js'
@@ -26,11 +26,6 @@ const only = env.BENCH_ONLY ? new RegExp(env.BENCH_ONLY) : undefined
 const headers = { authorization: BENCH_AUTH }
 const SMALL = /^(payments\?code|payments, \d|cashflows|warehouses)/
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 const int = (x: number): string => Math.round(x).toLocaleString('en-US')
 
 async function rate(server: Server, path: string): Promise<number> {

@@ -92,3 +92,10 @@ export function probe(url: string, everyMs: number): { stop: () => Promise<{ lat
 /** The p-th percentile (0–100) of `xs`. */
 export const percentile = (xs: readonly number[], p: number): number =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? NaN
+
+/** The median of `xs` (the mean of the middle two for an even count). */
+export const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}

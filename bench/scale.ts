@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { BENCH_AUTH, ROOT } from './harness.js'
+import { BENCH_AUTH, ROOT, median } from './harness.js'
 import { buildCases, getOk, rowsOf } from './scale/cases.js'
 import type { Case } from './scale/cases.js'
 import { settle, startPinned, stop } from './scale/processes.js'
@@ -60,11 +60,6 @@ interface Result {
   readonly ratios: number[]
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 const ratio = (x: number): string => (x >= 0.1 ? x.toFixed(2) : x.toFixed(3))
 const int = (x: number): string => Math.round(x).toLocaleString('en-US')
 const rate = (x: number): string => (x < 100 ? x.toFixed(1) : int(x))
