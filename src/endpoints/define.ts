@@ -24,7 +24,13 @@ interface Named {
 
 export type Param = Named &
   (
-    | { readonly stage: 'database'; readonly match: 'contains'; readonly column: string }
+    | {
+        readonly stage: 'database'
+        readonly match: 'contains'
+        readonly column: string
+        /** The column holds short identifiers (numbers, codes): also kept in a suffix index (store/suffix.ts). */
+        readonly identifier?: true
+      }
     | { readonly stage: 'database'; readonly match: 'amount'; readonly column: string }
     | {
         readonly stage: 'database'
@@ -88,6 +94,8 @@ export interface ReadModel {
    * (endpoints/index.ts); name here only those other filters search (custom conditions).
    */
   readonly search?: readonly string[]
+  /** Searched columns of short identifiers, each also with a suffix index (set by the registry from `identifier` parameters). */
+  readonly suffixed?: readonly string[]
   /** Select list and FROM clause over the source aliased `s` (joins allowed). */
   readonly select: string
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }

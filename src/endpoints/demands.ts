@@ -56,7 +56,7 @@ export const demands: ListEndpoint = {
   },
   period: { column: 'doc_date', date: false },
   params: [
-    { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+    { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
     { name: 'warehouse', stage: 'database', match: 'contains', column: 'warehouse_f' },
     { name: 'responsible', stage: 'database', match: 'contains', column: 'responsible_f' },
     { name: 'full', stage: 'option', truthy: YES },

@@ -67,11 +67,17 @@ function storedFull(ep: Endpoint): StoredFull | undefined {
   }
 }
 
+/** The columns of `ep`'s `identifier` parameters (endpoints/define.ts), kept in suffix indexes. */
+const identifierColumns = (ep: Endpoint): string[] =>
+  ep.params.flatMap((p) => (p.stage === 'database' && p.match === 'contains' && p.identifier ? [p.column] : []))
+
 const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => {
   const full = storedFull(ep)
+  const suffixed = identifierColumns(ep)
   return {
     ...model,
     search: [...new Set([...(model.search ?? []), ...searchedColumns(ep)])],
+    ...(suffixed.length > 0 ? { suffixed } : {}),
     ...(full ? { full } : {}),
     ...(ep.kind === 'list' ? { pages: pagedList(ep) } : {}),
   }

@@ -62,7 +62,7 @@ export const morders: ListEndpoint = {
   },
   period: { column: 'doc_date', date: false },
   params: [
-    { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+    { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
     { name: 'contract', stage: 'database', match: 'contains', column: 'comment_f', slash: true },
     { name: 'full', stage: 'option', truthy: YES, keyCaseInsensitive: true },
   ],

@@ -110,7 +110,7 @@ export const specifications: ListEndpoint = {
     }),
   },
   params: [
-    { name: 'code', stage: 'database', match: 'contains', column: 'code_f' },
+    { name: 'code', stage: 'database', match: 'contains', column: 'code_f', identifier: true },
     { name: 'name', stage: 'database', match: 'contains', column: 'name_f', slash: true },
     { name: 'material', stage: 'database', match: 'custom', slash: true, condition: (value, ctx) => rowsCondition('material', value, ctx) },
     { name: 'ngroup', stage: 'database', match: 'custom', condition: (value, ctx) => rowsCondition('ngroup', value, ctx) },

@@ -62,7 +62,7 @@ export const transfers: ListEndpoint = {
   },
   period: { column: 'doc_date', date: true },
   params: [
-    { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+    { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
     { name: 'responsible', stage: 'database', match: 'contains', column: 'responsible_f' },
     { name: 'sender', stage: 'database', match: 'contains', column: 'sender_f' },
     { name: 'receiver', stage: 'database', match: 'contains', column: 'receiver_f' },

@@ -26,7 +26,7 @@ export const warehouses: ListEndpoint = {
     }),
   },
   params: [
-    { name: 'code', stage: 'database', match: 'contains', column: 'code_f' },
+    { name: 'code', stage: 'database', match: 'contains', column: 'code_f', identifier: true },
     { name: 'name', stage: 'database', match: 'contains', column: 'name_f' },
     // `true`, `1`, `да`: only groups; any other given value: only elements.
     { name: 'group', stage: 'database', match: 'flag', column: 'is_group', truthy: ['true', '1', 'да'] },

@@ -7,6 +7,7 @@ import type { ReadModel, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import { forgetSuffixes, rememberSuffixes } from '../store/suffix.js'
 
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
@@ -86,11 +87,13 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
     const search = model.search ?? []
     const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
+    const suffixed = model.suffixed ?? []
     // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
     const pages = model.pages
     const buckets = new Set<string>()
     if (whole) {
       if (trigrams) await sql.run(trigrams.forget(model.table, search))
+      for (const c of suffixed) await sql.run(forgetSuffixes(model.table, c))
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
@@ -116,6 +119,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       const stale = sql.dialect.inAny('ref', ['_touched', '_affected'])
       if (pages) for (const b of await bucketsOf(sql, pages, stale)) buckets.add(b)
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
+      for (const c of suffixed) await sql.run(forgetSuffixes(model.table, c, stale))
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
@@ -126,7 +130,9 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     }
     const rebuilt = await buildRows(sql, model)
     built += rebuilt
-    if (trigrams) await sql.run(trigrams.remember(model.table, search, whole ? undefined : 'ref IN (SELECT ref FROM _affected)'))
+    const rebuiltRows = whole ? undefined : 'ref IN (SELECT ref FROM _affected)'
+    if (trigrams) await sql.run(trigrams.remember(model.table, search, rebuiltRows))
+    for (const c of suffixed) await sql.run(rememberSuffixes(model.table, c, rebuiltRows))
     // A large rebuild leaves the index in many segments; merging costs about what the
     // rebuild did, so a sync's small batches leave it to the engine's own merging.
     if (trigrams?.optimize && (whole || rebuilt >= MERGE_AFTER)) await sql.run(trigrams.optimize(model.table))

@@ -32,7 +32,9 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect
     if (value === undefined) continue
     if (p.stage === 'database') {
       // Every column a substring filter names has a trigram index (endpoints/index.ts).
-      if (p.match === 'contains') where.push({ kind: 'contains', column: p.column, value: fold(value), indexed: true })
+      if (p.match === 'contains') {
+        where.push({ kind: 'contains', column: p.column, value: fold(value), indexed: true, ...(p.identifier ? { suffixed: true } : {}) })
+      }
       else if (p.match === 'custom') {
         const c = p.condition(value, { dialect, options: req.options, values: req.values, issues: req.issues })
         if (c) where.push(c)

@@ -13,6 +13,7 @@ import { readyTable } from '../endpoints/shared/ready-bytes.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
 import type { SqlPort } from './sql.js'
+import { suffixDdl, suffixTable } from './suffix.js'
 import { missingTrigramIndexes, setUpTrigrams } from './trigram.js'
 
 export function readModelTable(model: ReadModel): TableDef {
@@ -47,6 +48,7 @@ const signature = (model: ReadModel): string =>
         PAGES_VERSION,
         // Only where given, so that the models without them keep their signatures (and stores their rows).
         ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? [], readModelTable(model).clustered ?? false] : []),
+        ...(model.suffixed ? [{ suffixed: model.suffixed }] : []),
       ]),
     )
     .digest('hex')
@@ -98,7 +100,11 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
       }
       continue
     }
-    await sql.exec(`${sql.dialect.trigram.drop(model.table)}\nDROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}`)
+    const suffixed = model.suffixed ?? []
+    await sql.exec(
+      `${sql.dialect.trigram.drop(model.table)}\n${suffixed.map((c) => `DROP TABLE IF EXISTS ${suffixTable(model.table, c)};`).join('\n')}\n` +
+        `DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}\n${suffixDdl(model.table, suffixed, sql.dialect)}`,
+    )
     await setMeta(sql, `read_model:${model.table}`, sig)
     stale.push(model)
   }

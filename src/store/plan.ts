@@ -3,7 +3,8 @@ import type { SqlValue } from './sql.js'
 
 export type Condition =
   /** `indexed`: the column has a trigram index (store/trigram.ts), used when the value is long enough. */
-  | { readonly kind: 'contains'; readonly column: string; readonly value: string; readonly indexed: boolean }
+  /** `suffixed`: it has a suffix index too (store/suffix.ts), which bounds a lookup more cheaply. */
+  | { readonly kind: 'contains'; readonly column: string; readonly value: string; readonly indexed: boolean; readonly suffixed?: boolean }
   | { readonly kind: 'equals'; readonly column: string; readonly value: SqlValue }
   | { readonly kind: 'range'; readonly column: string; readonly from: string; readonly toExclusive: string }
   /** SQL text from an endpoint declaration (never from the request); values only as `?` parameters. */

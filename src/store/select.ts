@@ -2,6 +2,7 @@
 // only from endpoint declarations, never from the request.
 import type { Condition, QueryPlan } from './plan.js'
 import type { Dialect, SqlValue } from './sql.js'
+import { suffixKeys } from './suffix.js'
 import { containsSql } from './trigram.js'
 
 export interface Compiled {
@@ -88,13 +89,16 @@ export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: numb
 
 /**
  * The whole answer of `plan` as one joined page of short forms (compileJoinedPage's `body`, `n`) when
- * its substring condition `bounded` may match at most `cap` rows, as the engine's trigram
- * index finds them: the statement reads at most `cap + 1` candidates, and says how many in
- * `cands`; over `cap`, rows may be missing. Its cost is bounded by `cap` whatever the
- * table holds, so the event loop can afford it. Null where the engine cannot bound the read.
+ * its substring condition `bounded` may match at most `cap` rows, as the engine's index finds
+ * them (the suffix index of an identifier column, else the trigram index): the statement
+ * reads at most `cap + 1` candidates, and says how many in `cands`; over `cap`, rows may be
+ * missing. Its cost is bounded by `cap` whatever the table holds, so the event loop can
+ * afford it. Null where the engine cannot bound the read.
  */
 export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: Condition & { kind: 'contains' }, cap: number): Compiled | null {
-  const bound = dialect.trigram.bounded?.(plan.source, bounded.column, bounded.value, cap + 1)
+  const bound =
+    (bounded.suffixed ? suffixKeys(plan.source, bounded.column, bounded.value, cap + 1) : null) ??
+    dialect.trigram.bounded?.(plan.source, bounded.column, bounded.value, cap + 1)
   if (!bound) return null
   const params: SqlValue[] = []
   // One pass over the candidates: each is kept when every condition holds, and both

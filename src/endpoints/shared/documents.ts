@@ -54,7 +54,7 @@ export const newestFirst = (periodColumn: string): SortKey[] => [
 
 /** `code`, `summ` and `approved`: the database parameters of every document table. */
 export const databaseParams: readonly Param[] = [
-  { name: 'code', stage: 'database', match: 'contains', column: 'number_f' },
+  { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
   { name: 'summ', stage: 'database', match: 'amount', column: 'amount_k' },
   // Any value outside YES means "not posted" (spec § Common rules 2 names only the true values).
   { name: 'approved', stage: 'database', match: 'flag', column: 'posted', truthy: YES },
