@@ -6,17 +6,14 @@
 // alias of `account` (the first of the two in the query string wins).
 import { RESPONSES } from './responses.js'
 import { round2 } from '../format/values.js'
-import { fold, sortKey } from '../pipeline/fold.js'
+import { fold } from '../pipeline/fold.js'
 import { NO, YES } from './define.js'
 import type { ComputedEndpoint, Param, RequestContext } from './define.js'
-import { CASH_DESK, cashBalances } from './shared/cash-balances.js'
-import { CASH_KEYS } from './shared/cash-cumulative.js'
+import { CASH, CASH_ACCOUNTS, NON_CASH } from './shared/cash-accounts.js'
+import { cashBalances } from './shared/cash-balances.js'
 import type { BalanceRow } from './shared/cash-balances.js'
 import { cashPeriod } from './shared/cash-period.js'
 import { dmy } from '../pipeline/dates.js'
-
-const CASH = 'Наличные'
-const NON_CASH = 'Безналичные'
 
 /**
  * `kind`: `Наличные` is a substring of `Безналичные`, so a value is read as the one kind
@@ -28,14 +25,6 @@ function kindWanted(value: string): string | undefined {
   if (fold(CASH).includes(v)) return CASH
   if (fold(NON_CASH).includes(v)) return NON_CASH
   return undefined
-}
-
-interface Line {
-  readonly printed: Record<string, unknown>
-  /** What the filters test, unfolded: most requests have no filter, so folding waits for one. */
-  readonly fields: Readonly<Record<string, string>>
-  readonly closed: boolean
-  readonly order: readonly string[]
 }
 
 const contains = (name: string, column: string): Param => ({ name, stage: 'post-filter', match: 'contains', column })
@@ -57,53 +46,34 @@ const params: readonly Param[] = [
   { name: 'totals', stage: 'option', truthy: YES },
 ]
 
-function line(b: BalanceRow, ПериодС: string, ПериодПо: string, УпрУчет: boolean): Line {
-  const opening = b.receiptsBefore - b.expensesBefore
-  const kind = b.accountType === CASH_DESK ? CASH : NON_CASH
-  const bank = kind === CASH ? '' : b.bankName
-  const accountKind = kind === CASH ? '' : b.accountKind
-  return {
-    printed: {
-      Итог: false,
-      ПериодС,
-      ПериодПо,
-      Организация: b.orgName,
-      СчетКасса: b.accountName,
-      ВидДенежныхСредств: kind,
-      Банк: bank,
-      ВидСчета: accountKind,
-      Валюта: b.currencyName,
-      Закрыт: b.closed,
-      НачальныйОстаток: round2(opening),
-      Приход: round2(b.receiptsThrough - b.receiptsBefore),
-      Расход: round2(b.expensesThrough - b.expensesBefore),
-      КонечныйОстаток: round2(b.receiptsThrough - b.expensesThrough),
-      УпрУчет,
-    },
-    fields: { org: b.orgName, account: b.accountName, bank, kind, accountKind, currency: b.currencyName },
-    closed: b.closed,
-    order: [sortKey(b.orgName), sortKey(b.accountName), b.organization, b.account, b.accountType],
-  }
+const ROW_HEAD = Buffer.from('{"Итог":false,"ПериодС":')
+const COMMA = Buffer.from(',')
+
+/**
+ * One printed row: the period, the account's ready attributes and the amounts, in the
+ * order of spec § Cash statement row; numbers print as JSON.stringify prints them.
+ */
+function printRow(b: BalanceRow, period: Buffer, amounts: readonly number[], УпрУчет: boolean): Buffer[] {
+  const [НачальныйОстаток, Приход, Расход, КонечныйОстаток] = amounts
+  return [
+    ROW_HEAD,
+    period,
+    b.printed,
+    Buffer.from(`,"НачальныйОстаток":${НачальныйОстаток},"Приход":${Приход},"Расход":${Расход},"КонечныйОстаток":${КонечныйОстаток},"УпрУчет":${УпрУчет}}`),
+  ]
 }
 
-function keep(ctx: RequestContext, l: Line): boolean {
+function keep(ctx: RequestContext, b: BalanceRow): boolean {
+  const closed = ctx.flags.get('closed')
+  if (closed !== undefined && closed !== b.closed) return false
+  const f = b.texts ?? {}
   for (const p of params) {
     const value = ctx.values.get(p.name)
-    if (value === undefined) continue
-    if (p.stage === 'post-filter' && p.match === 'contains' && !fold(l.fields[p.column] ?? '').includes(fold(value))) return false
-    if (p.stage === 'post-filter' && p.match === 'custom' && !p.test(value, l.fields)) return false
+    if (value === undefined || p.stage !== 'post-filter') continue
+    if (p.match === 'contains' && !fold(f[p.column] ?? '').includes(fold(value))) return false
+    if (p.match === 'custom' && !p.test(value, f)) return false
   }
-  const closed = ctx.flags.get('closed')
-  return closed === undefined || closed === l.closed
-}
-
-function byOrder(a: Line, b: Line): number {
-  for (let i = 0; i < a.order.length; i++) {
-    const x = a.order[i]!
-    const y = b.order[i]!
-    if (x !== y) return x < y ? -1 : 1
-  }
-  return 0
+  return true
 }
 
 /** Accounts up to which a statement runs on the event loop: two index probes and a few joins each. */
@@ -119,7 +89,7 @@ export const cashflows: ComputedEndpoint = {
   // (they test the computed rows): a company's few dozen accounts cost less than a worker's
   // hand-off. The count stops at LOOP_ACCOUNTS + 1 rows.
   loopWhen: async (_, sql) => {
-    const [row] = await sql.all<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${CASH_KEYS} LIMIT ${LOOP_ACCOUNTS + 1}) k`)
+    const [row] = await sql.all<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${CASH_ACCOUNTS} LIMIT ${LOOP_ACCOUNTS + 1}) k`)
     return Number(row?.n) <= LOOP_ACCOUNTS
   },
   async compute(ctx, issues) {
@@ -127,17 +97,27 @@ export const cashflows: ComputedEndpoint = {
     if (!period) return []
     const mgmt = ctx.options.mgmt === true
     const [from, to] = [dmy(period.from), dmy(period.to)]
-    const lines = (await cashBalances(ctx.sql, period.from, period.to, mgmt))
-      .map((b) => ({ b, l: line(b, from, to, mgmt) }))
+    const printed = Buffer.from(`${JSON.stringify(from)},"ПериодПо":${JSON.stringify(to)},`)
+    const parts: Buffer[] = [Buffer.from('[')]
+    const totals = [0, 0, 0, 0]
+    let count = 0
+    const filtered = params.some((p) => p.stage === 'post-filter' && ctx.values.has(p.name))
+    for (const b of await cashBalances(ctx.sql, period.from, period.to, mgmt, filtered)) {
+      const amounts = [
+        round2(b.receiptsBefore - b.expensesBefore),
+        round2(b.receiptsThrough - b.receiptsBefore),
+        round2(b.expensesThrough - b.expensesBefore),
+        round2(b.receiptsThrough - b.expensesThrough),
+      ]
       // A row per account with a non-zero opening balance or any movement in the period.
-      .filter(({ b, l }) => l.printed.НачальныйОстаток !== 0 || b.moves > 0)
-      .map(({ l }) => l)
-      .filter((l) => keep(ctx, l))
-      .sort(byOrder)
-    const data = lines.map((l) => l.printed)
-    if (ctx.options.totals === true && data.length > 0) {
-      const sum = (field: string) => round2(data.reduce((s, r) => s + (r[field] as number), 0))
-      data.push({
+      if ((amounts[0] === 0 && b.moves <= 0) || !keep(ctx, b)) continue
+      if (count++ > 0) parts.push(COMMA)
+      parts.push(...printRow(b, printed, amounts, mgmt))
+      amounts.forEach((a, i) => (totals[i]! += a))
+    }
+    if (ctx.options.totals === true && count > 0) {
+      const [НачальныйОстаток, Приход, Расход, КонечныйОстаток] = totals.map(round2)
+      const row = {
         Итог: true,
         ПериодС: from,
         ПериодПо: to,
@@ -148,13 +128,16 @@ export const cashflows: ComputedEndpoint = {
         ВидСчета: '',
         Валюта: '',
         Закрыт: false,
-        НачальныйОстаток: sum('НачальныйОстаток'),
-        Приход: sum('Приход'),
-        Расход: sum('Расход'),
-        КонечныйОстаток: sum('КонечныйОстаток'),
+        НачальныйОстаток,
+        Приход,
+        Расход,
+        КонечныйОстаток,
         УпрУчет: mgmt,
-      })
+      }
+      parts.push(COMMA, Buffer.from(JSON.stringify(row)))
+      count++
     }
-    return data
+    parts.push(Buffer.from(']'))
+    return { json: Buffer.concat(parts), count }
   },
 }

@@ -190,6 +190,12 @@ export interface ListEndpoint {
 }
 
 /** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */
+/** A `data` array printed by its endpoint: the JSON text of the array, and how many items it holds. */
+export interface PrintedData {
+  readonly json: Buffer
+  readonly count: number
+}
+
 export interface ComputedEndpoint {
   readonly kind: 'computed'
   readonly service: string
@@ -198,8 +204,11 @@ export interface ComputedEndpoint {
   readonly response: ResponseShapes
   readonly readModel?: ReadModel
   readonly params: readonly Param[]
-  /** The `data` array, or its JSON text as bytes (e.g. a tree of ready read-model JSON), whole or in chunks. */
-  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer | AsyncIterable<Buffer>>
+  /**
+   * The `data` array; or its JSON text as bytes (e.g. a tree of ready read-model JSON), whole
+   * or in chunks; or printed whole with the number of its items (`json`, `count`).
+   */
+  readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer | AsyncIterable<Buffer> | PrintedData>
   /**
    * Whether a request with these parameters costs so little — a ready answer (import/ready.ts),
    * a bounded number of indexed reads — that it runs on the event loop, not in a worker.

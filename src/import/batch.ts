@@ -4,6 +4,7 @@
 // invalid line; sync skips one bad object and writes the rest of its batch with its own
 // bookkeeping in the same transaction (architecture-next §3).
 import { READ_MODELS } from '../endpoints/index.js'
+import { printsAny, rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
 import type { SqlPort } from '../store/sql.js'
 import { DerivedChanges } from './derived.js'
 import { rebuildReadModels } from './read-models.js'
@@ -50,6 +51,8 @@ export class ImportBatch {
     const settle = this.#sql.dialect.trigram.settle
     if (settle) await this.#sql.all(settle)
     await this.#derived.update()
+    // The statement's accounts print names the register does not hold (its own changes are the derived update's).
+    if (printsAny(touched.types)) await rebuildCashAccounts(this.#sql)
     await refreshReadyAnswers(this.#sql, touched)
     if (options.dangling === false) return undefined
     const dangling = await danglingRefs(this.#sql, w.refsSeen)

@@ -303,6 +303,10 @@ async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseReques
   // A computed answer ready as bytes does not say its length; only an array does.
   if (Array.isArray(data)) counted?.(data.length)
   if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
+  if ('json' in data) {
+    counted?.(data.count)
+    return Buffer.concat([DATA_KEY, data.json, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
+  }
   if (Symbol.asyncIterator in data) return framed(data, req.issues)
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { cashflowsFixture, recordSet } from '../fixtures/cashflows.js'
+import { cashDesk, catalogItem, cashflowsFixture, recordSet } from '../fixtures/cashflows.js'
 import { BACKENDS, importFixture, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 
@@ -294,6 +294,39 @@ for (const backend of BACKENDS) {
         data: [row(A_CASH, MARCH, [0, 3050, 1000.1, 2049.9]), row(A_SBER, MARCH, [70000, 5000.5, 1000, 74000.5]), M_B_CASH, M_B_SBER, totalsRow(MARCH, [91500, 8050.5, 22000.1, 77550.4])],
         errors: [],
       })
+    })
+  })
+
+  describe(`cashflows after its accounts' catalogues change (${backend})`, () => {
+    it('prints the new names, order and flags with no register change', async () => {
+      const app = await startApp(cashflowsFixture, { backend, now })
+      try {
+        const report = await app.importMore([
+          catalogItem('Организации', 'org-a', 'ЯЯ Альфа'),
+          catalogItem('Банки', 'bank-sber', 'Сбербанк'),
+          catalogItem('Валюты', 'cur-rub', 'RUB'),
+          cashDesk('cd-b', 'Касса Бета', 'org-b', 'cur-rub', false),
+        ])
+        assert.equal(report.ok, true)
+        const a = (x: Account) => ({ ...x, org: 'ЯЯ Альфа', currency: x.currency === 'руб.' ? 'RUB' : x.currency, bank: x.bank === 'ПАО Сбербанк' ? 'Сбербанк' : x.bank })
+        const b = (x: Account) => ({ ...x, currency: 'RUB', bank: x.bank === 'ПАО Сбербанк' ? 'Сбербанк' : x.bank })
+        assert.deepEqual((await app.api(`/main/hs/cashflows/get?${MARCH_Q}`)).json, {
+          data: [
+            row({ ...b(B_CASH), closed: false }, MARCH, [1500, 0, 0, 1500]),
+            row(b(B_SBER), MARCH, [20000, 0, 20000, 0]),
+            row(a(A_USD), MARCH, [500, 0, 0, 500]),
+            row(a(A_CASH), MARCH, [0, 3000, 1000.1, 1999.9]),
+            row(a(A_SBER), MARCH, [70000, 5000.5, 2000.25, 73000.25]),
+          ],
+          errors: [],
+        })
+        assert.deepEqual((await app.api(`/main/hs/cashflows/get?${MARCH_Q}&bank=сбер&closed=false`)).json, {
+          data: [row(b(B_SBER), MARCH, [20000, 0, 20000, 0]), row(a(A_SBER), MARCH, [70000, 5000.5, 2000.25, 73000.25])],
+          errors: [],
+        })
+      } finally {
+        await app.close()
+      }
     })
   })
 

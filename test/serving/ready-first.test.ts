@@ -93,10 +93,11 @@ for (const backend of BACKENDS) describe(`ready answers on the event loop (${bac
   it('runs a cash statement on the event loop up to 200 accounts with movements', async () => {
     const ready = onLoop(sql)
     assert.equal(LOOP_ACCOUNTS, 200)
-    const account = (i: number) => `('${uuid('орг')}', '${uuid(`счет-${i}`)}', 'Справочник.Кассы')`
-    await store.write(`INSERT INTO cash_keys (organization, account, account_type) VALUES ${Array.from({ length: 200 }, (_, i) => account(i)).join(', ')}`)
+    const account = (i: number) => `(${i}, '${uuid('орг')}', '${uuid(`счет-${i}`)}', 'Справочник.Кассы')`
+    const insert = 'INSERT INTO cash_accounts (seq, organization, account, account_type) VALUES'
+    await store.write(`${insert} ${Array.from({ length: 200 }, (_, i) => account(i)).join(', ')}`)
     assert.equal(await ready(req('cashflows', 'totals=true')), true)
-    await store.write(`INSERT INTO cash_keys (organization, account, account_type) VALUES ${account(200)}`)
+    await store.write(`${insert} ${account(200)}`)
     assert.equal(await ready(req('cashflows', 'totals=true')), false)
     assert.equal(await ready(req('cashflows')), false)
   })

@@ -1,18 +1,16 @@
 // Balances and turnovers of the cash register for a period, per (organization, account),
-// read from the register's running totals (cash-cumulative.ts), with the printed
-// attributes of the organization and the account joined on.
+// from the ready accounts (cash-accounts.ts): an account whose movements all lie inside
+// the period needs nothing more; otherwise its running totals (cash-cumulative.ts) give the
+// balance before the period and the one through its end, an indexed read each.
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
-import { CASH_KEYS, CUMULATIVE } from './cash-cumulative.js'
+import { CASH_ACCOUNTS, TEXTS } from './cash-accounts.js'
+import { CUMULATIVE } from './cash-cumulative.js'
 
 export interface BalanceRow {
-  readonly organization: string
-  readonly account: string
-  readonly accountType: string
-  readonly orgName: string
-  readonly accountName: string
-  readonly bankName: string
-  readonly accountKind: string
-  readonly currencyName: string
+  /** The account's printed attributes, JSON members without braces (cash-accounts.ts). */
+  readonly printed: Buffer
+  /** The texts the post-filters test, by filter column; read only when asked for (`texts`). */
+  readonly texts?: Readonly<Record<string, string>>
   readonly closed: boolean
   /** Receipts and expenses before the period, and through its end (not yet rounded). */
   readonly receiptsBefore: number
@@ -23,79 +21,90 @@ export interface BalanceRow {
   readonly moves: number
 }
 
-export const BANK_ACCOUNT = 'Справочник.БанковскиеСчета'
-export const CASH_DESK = 'Справочник.Кассы'
-
 const KEY = ['organization', 'account', 'account_type'] as const
-const match = (alias: string) => KEY.map((k) => `${alias}.${k} = k.${k}`).join(' AND ')
-/** The running-totals row of key `k` at the last day with movements `op` the bound. */
-const lastRow = (alias: string, op: '<' | '<=') =>
-  `${match(alias)} AND ${alias}.day = (SELECT MAX(x.day) FROM ${CUMULATIVE} x WHERE ${match('x')} AND x.day ${op} ?)`
-const lastRowLateral = (op: '<' | '<=') => `(SELECT * FROM ${CUMULATIVE} x WHERE ${match('x')} AND x.day ${op} ? ORDER BY x.day DESC LIMIT 1)`
+const match = (alias: string, account = 'k') => KEY.map((k) => `${alias}.${k} = ${account}.${k}`).join(' AND ')
+/** The last day with movements of `account` `op` the bound. */
+const lastDay = (account: string, op: '<' | '<=', bound: string) =>
+  `(SELECT MAX(x.day) FROM ${CUMULATIVE} x WHERE ${match('x', account)} AND x.day ${op} ${bound})`
+const lastRowLateral = (when: string, op: '<' | '<=', bound: string) =>
+  `(SELECT * FROM ${CUMULATIVE} x WHERE ${when} AND ${match('x')} AND x.day ${op} ${bound} ORDER BY x.day DESC LIMIT 1)`
+
+/** Filter columns (cashflows.ts) and the ready accounts' columns holding their texts. */
+const TEXT_COLUMNS: Readonly<Record<string, (typeof TEXTS)[number]>> = {
+  org: 'org_name',
+  account: 'account_name',
+  bank: 'bank_name',
+  kind: 'kind',
+  accountKind: 'account_kind',
+  currency: 'currency_name',
+}
 
 interface BalancesSql {
   readonly text: string
   readonly params: (from: string, to: string) => SqlValue[]
 }
 
-// Each engine gets the form it runs as two index probes per account: SQLite has no
-// LATERAL, and PostgreSQL plans the join on the last day's MAX() as a hash join over
-// every running-totals row. The presentations are scalar subqueries, so that PostgreSQL
-// probes `objects` by key even before the accounts table has statistics (it would hash
-// the whole of `objects` for the default estimate of a never-analyzed table).
-function balancesSql(mgmt: boolean, dialect: Dialect['name']): BalancesSql {
+/** `text` with its `:from` and `:to` as positional parameters, in the order they appear. */
+function positional(text: string): BalancesSql {
+  const order: ('from' | 'to')[] = []
+  const out = text.replace(/:(from|to)\b/g, (_, name: 'from' | 'to') => (order.push(name), '?'))
+  return { text: out, params: (from, to) => order.map((n) => (n === 'from' ? from : to)) }
+}
+
+// An account is read through `:to` when its last day is after it (b1), and before `:from`
+// when its movements start before `:from` and go on past it (b0); otherwise its ready row
+// holds the answer (nothing before, or everything), so an account whose movements all lie
+// in the period costs no read of the running totals. An account without a movement through
+// `:to` is left out. Each engine gets the form that gates the reads on the account's days:
+// SQLite a scalar subquery in a CASE (it skips the subquery when the CASE does not reach
+// it), PostgreSQL a LATERAL whose gate is a one-time filter. Few columns come back: each
+// value costs the client more than the index reads.
+function balancesSql(mgmt: boolean, texts: boolean, dialect: Dialect): BalancesSql {
   const [receipt, expense] = mgmt ? ['receipt_mgmt', 'expense_mgmt'] : ['receipt', 'expense']
-  const head =
-    `SELECT k.organization, k.account, k.account_type, COALESCE(b0.${receipt}, 0) AS r0, COALESCE(b0.${expense}, 0) AS e0, ` +
-    `COALESCE(b0.moves, 0) AS n0, b1.${receipt} AS r1, b1.${expense} AS e1, b1.moves AS n1, ` +
-    "COALESCE(o.name, '') AS org_name, COALESCE(ba.name, cd.name, '') AS account_name, " +
-    "COALESCE((SELECT bank.presentation FROM objects bank WHERE bank.ref = ba.bank), '') AS bank_name, COALESCE(ba.account_kind, '') AS account_kind, " +
-    "COALESCE((SELECT cur.presentation FROM objects cur WHERE cur.ref = COALESCE(ba.currency, cd.currency)), '') AS currency_name, " +
-    "COALESCE(ba.closed, cd.closed, 0) AS closed "
-  const attributes =
-    'LEFT JOIN cat_organizations o ON o.ref = k.organization ' +
-    'LEFT JOIN cat_bank_accounts ba ON k.account_type = ? AND ba.ref = k.account ' +
-    'LEFT JOIN cat_cash_desks cd ON k.account_type = ? AND cd.ref = k.account'
-  if (dialect === 'postgres') {
-    return {
-      text: `${head}FROM ${CASH_KEYS} k CROSS JOIN LATERAL ${lastRowLateral('<=')} b1 LEFT JOIN LATERAL ${lastRowLateral('<')} b0 ON TRUE ${attributes}`,
-      params: (from, to) => [to, from, BANK_ACCOUNT, CASH_DESK],
-    }
+  const before = (col: string) => `CASE WHEN k.first_day >= :from THEN 0 WHEN k.last_day < :from THEN k.${col} ELSE b0.${col} END`
+  const through = (col: string) => `CASE WHEN k.last_day <= :to THEN k.${col} ELSE b1.${col} END`
+  const select =
+    `SELECT ${dialect.bytes.select('k.printed')} AS printed, k.closed, ${before(receipt)} AS r0, ${before(expense)} AS e0, ` +
+    `${through(receipt)} AS r1, ${through(expense)} AS e1, ${through('moves')} - ${before('moves')} AS n` +
+    (texts ? `, ${TEXTS.map((t) => `k.${t}`).join(', ')} ` : ' ')
+  const gateThrough = (a: string) => `${a}.last_day > :to`
+  const gateBefore = (a: string) => `${a}.first_day < :from AND ${a}.last_day >= :from`
+  const where = 'WHERE k.last_day <= :to OR b1.day IS NOT NULL ORDER BY k.seq'
+  if (dialect.name === 'postgres') {
+    return positional(
+      `${select}FROM ${CASH_ACCOUNTS} k LEFT JOIN LATERAL ${lastRowLateral(gateThrough('k'), '<=', ':to')} b1 ON TRUE ` +
+        `LEFT JOIN LATERAL ${lastRowLateral(gateBefore('k'), '<', ':from')} b0 ON TRUE ${where}`,
+    )
   }
-  return {
-    // CROSS JOIN keeps the accounts the outer loop in SQLite: otherwise it may scan every
-    // running-totals row and test each against its account's last day.
-    text: `${head}FROM ${CASH_KEYS} k CROSS JOIN ${CUMULATIVE} b1 LEFT JOIN ${CUMULATIVE} b0 ON ${lastRow('b0', '<')} ${attributes} WHERE ${lastRow('b1', '<=')}`,
-    params: (from, to) => [from, BANK_ACCOUNT, CASH_DESK, to],
-  }
+  const days =
+    `SELECT a.*, CASE WHEN ${gateThrough('a')} THEN ${lastDay('a', '<=', ':to')} END AS d1, ` +
+    `CASE WHEN ${gateBefore('a')} THEN ${lastDay('a', '<', ':from')} END AS d0 FROM ${CASH_ACCOUNTS} a`
+  return positional(
+    `${select}FROM (${days}) k LEFT JOIN ${CUMULATIVE} b1 ON ${match('b1')} AND b1.day = k.d1 ` +
+      `LEFT JOIN ${CUMULATIVE} b0 ON ${match('b0')} AND b0.day = k.d0 ${where}`,
+  )
 }
 
 const BALANCES_SQL = new Map<string, BalancesSql>()
 
 /**
- * Every (organization, account) with a movement through `to` (ISO days, `from` ≤ `to`);
- * which of them are printed is the caller's rule. Two indexed reads of the running totals
- * per account (cash-cumulative.ts): the balance before `from` and the one through `to`.
+ * Every (organization, account) with a movement through `to` (ISO days, `from` ≤ `to`), in
+ * the statement's order; which of them are printed is the caller's rule. With `texts`, each
+ * row has the texts the post-filters test.
  */
-export async function cashBalances(sql: SqlPort, from: string, to: string, mgmt: boolean): Promise<BalanceRow[]> {
-  const id = `${sql.dialect.name}:${mgmt}`
+export async function cashBalances(sql: SqlPort, from: string, to: string, mgmt: boolean, texts = false): Promise<BalanceRow[]> {
+  const id = `${sql.dialect.name}:${mgmt}:${texts}`
   let query = BALANCES_SQL.get(id)
-  if (!query) BALANCES_SQL.set(id, (query = balancesSql(mgmt, sql.dialect.name)))
+  if (!query) BALANCES_SQL.set(id, (query = balancesSql(mgmt, texts, sql.dialect)))
   const rows = await sql.all<Record<string, unknown>>(query.text, query.params(from, to))
   return rows.map((r) => ({
-    organization: String(r.organization),
-    account: String(r.account),
-    accountType: String(r.account_type),
-    orgName: String(r.org_name),
-    accountName: String(r.account_name),
-    bankName: String(r.bank_name),
-    accountKind: String(r.account_kind),
-    currencyName: String(r.currency_name),
+    printed: sql.dialect.bytes.value(r.printed)!,
+    ...(texts ? { texts: Object.fromEntries(Object.entries(TEXT_COLUMNS).map(([f, c]) => [f, String(r[c])])) } : {}),
     closed: Number(r.closed) === 1,
     receiptsBefore: Number(r.r0),
     expensesBefore: Number(r.e0),
     receiptsThrough: Number(r.r1),
     expensesThrough: Number(r.e1),
-    moves: Number(r.n1) - Number(r.n0),
+    moves: Number(r.n),
   }))
 }

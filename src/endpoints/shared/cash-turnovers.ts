@@ -10,6 +10,7 @@
 import type { DerivedTable } from '../../import/derived.js'
 import type { TableDef } from '../../store/schema.js'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
+import { cashAccountsTable, rebuildCashAccounts } from './cash-accounts.js'
 import { cumulativeTables, rebuildCumulative, updateCumulative } from './cash-cumulative.js'
 
 export const TURNOVERS = 'cash_turnovers'
@@ -117,12 +118,15 @@ const tempDdl = `CREATE TEMP TABLE IF NOT EXISTS ${touched.name} (${touched.colu
 
 export const cashTurnovers: DerivedTable = {
   name: TURNOVERS,
-  version: 2,
-  tables: [table, ...cumulativeTables],
+  version: 3,
+  tables: [table, ...cumulativeTables, cashAccountsTable],
   source: SOURCE,
   // Covering: a day's rebuild reads one index range and never the register's rows.
   sourceIndexes: [[...KEY, 'period', 'movement', 'amount', 'amount_mgmt']],
   keyColumns: [...KEY, 'period'],
   key: ([organization, account, type, period]) => `${String(organization)}\t${String(account)}\t${String(type)}\t${dayOf(String(period ?? ''))}`,
-  update: (sql, keys) => (keys === 'all' ? rebuildAll(sql) : rebuildKeys(sql, keys)),
+  update: async (sql, keys) => {
+    await (keys === 'all' ? rebuildAll(sql) : rebuildKeys(sql, keys))
+    await rebuildCashAccounts(sql)
+  },
 }
