@@ -181,6 +181,39 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await answer(store.writer, ep, ''), await expected(store.writer, ep))
     })
 
+    it('reads the pages of a period once, and again after an import rebuilds them', async () => {
+      const ep = byService('payments')
+      const days = await store.writer.all<Row>('SELECT DISTINCT substr(expense_date, 1, 10) AS d FROM api_payments ORDER BY d')
+      const day = String(days[Math.floor(days.length / 3)]!.d)
+      const query = `from=${dmy(day)}&to=${dmy(next(day, 1))}`
+      const period = { from: day, toExclusive: next(day, 2) }
+      let byteReads = 0
+      const counted = new Proxy(store.writer, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver)
+          if (name !== 'readBytes') return typeof value === 'function' ? value.bind(target) : value
+          return (...args: Parameters<SqlPort['readBytes']>) => (byteReads++, target.readBytes(...args))
+        },
+      })
+      const first = await answer(counted, ep, query)
+      assert.deepEqual(first, await expected(store.writer, ep, period))
+      assert.ok(first.rows > 0)
+      const reads = byteReads
+      // The same pages at the same generation: their keys are read, not their bytes.
+      assert.deepEqual(await answer(counted, ep, query), first)
+      assert.equal(byteReads, reads)
+      const [doc] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [day])
+      const source = [...demoFiles({ scale: 0.3, seed: 7 })].flatMap((f) => [...f.objects()]) as Record<string, unknown>[]
+      const object = source.find((o) => o.ref === doc!.ref)!
+      const report = await importFixture(store.writer, [{ ...object, Комментарий: 'страница перестроена' }])
+      assert.ok(report.ok, JSON.stringify(report.invalid))
+      const after = await answer(counted, ep, query)
+      assert.equal(byteReads, reads + 1)
+      assert.deepEqual(after, await expected(store.writer, ep, period))
+      assert.ok(after.body.includes('страница перестроена'))
+      assert.notEqual(after.body, first.body)
+    })
+
     it('streams a bucket longer than one read, page by page', async () => {
       const ep = byService('warehouses')
       const many = Array.from({ length: PAGE_ROWS * 17 + 3 }, (_, i) => ({

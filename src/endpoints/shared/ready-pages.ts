@@ -4,6 +4,8 @@
 // request for a period (or for the whole list) without other filters reads a few blobs
 // by key instead of every row. The import rebuilds the buckets of the rows it changes, in
 // the transaction that changes them (import/read-models.ts).
+import { randomBytes } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { dayEnd, parseDay } from '../../pipeline/dates.js'
 import type { TableDef } from '../../store/schema.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
@@ -11,7 +13,7 @@ import type { ListEndpoint, SortKey } from '../define.js'
 
 export const PAGES_TABLE = 'ready_pages'
 /** Bumped when the pages' layout changes: part of each read model's signature (store/migrate.ts). */
-export const PAGES_VERSION = 3
+export const PAGES_VERSION = 4
 
 /** Forms per stored page: ~0.5 MB of the longest short forms. */
 export const PAGE_ROWS = 500
@@ -27,6 +29,8 @@ export const readyPagesTable: TableDef = {
     // Where attachment contents go in `body` ('' for none): JSON `[base, [place, full_blobs], …]`,
     // `place - base` being the position in `body` of the form whose `full_blobs` follows (full-forms.ts).
     { name: 'blobs', type: 'text' },
+    // Drawn at random by each rebuild of a page: a page's bytes are known by (model, bucket, seq, gen).
+    { name: 'gen', type: 'int' },
   ],
   primaryKey: ['model', 'bucket', 'seq'],
 }
@@ -90,15 +94,17 @@ const build = (list: PagedList, dialect: Dialect, from: string, full: boolean): 
     `SELECT t.${form} AS form, ${special} AS special, ${bucketOf(list, 't')} AS bucket, ` +
     `(row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos`
   const body = `CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END`
-  if (!full) return `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n) SELECT ?, bucket, seq, ${body}, count(*) FROM (${rows} FROM ${from}) AS p GROUP BY bucket, seq`
+  if (!full) {
+    return `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, gen) SELECT ?, bucket, seq, ${body}, count(*), ? FROM (${rows} FROM ${from}) AS p GROUP BY bucket, seq`
+  }
   // A form's place: the bytes of the bucket's forms before it, each with its comma; the
   // page's first form's is `base`, which the reader subtracts. Each spot carries its own
   // place, so their order in the aggregate does not matter (the reader sorts them).
   const before = `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1`
   const spot = `CASE WHEN blobs <> '' THEN '[' || before || ',' || blobs || ']' END`
   return (
-    `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, blobs) ` +
-    `SELECT ?, bucket, seq, ${body}, count(*), ` +
+    `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, gen, blobs) ` +
+    `SELECT ?, bucket, seq, ${body}, count(*), ?, ` +
     `CASE WHEN max(special) = 0 AND count(${spot}) > 0 THEN '[' || min(before) || ',' || string_agg(${spot}, ',') || ']' ELSE '' END ` +
     `FROM (${rows}, t.full_blobs AS blobs, ${before} AS before FROM ${from}) AS p GROUP BY bucket, seq`
   )
@@ -112,10 +118,11 @@ const build = (list: PagedList, dialect: Dialect, from: string, full: boolean): 
 export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: readonly string[] | 'all'): Promise<void> {
   if (buckets !== 'all' && buckets.length === 0) return
   const keys = list.full ? [list.model, fullKey(list.model)] : [list.model]
+  const gen = newGen()
   if (buckets === 'all' || !list.day) {
     for (const key of keys) {
       await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?`, [key])
-      await sql.run(build(list, sql.dialect, `${list.model} t`, key !== list.model), [key])
+      await sql.run(build(list, sql.dialect, `${list.model} t`, key !== list.model), [key, gen])
     }
     return
   }
@@ -126,9 +133,16 @@ export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: reado
   const from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
   for (const key of keys) {
     await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ? AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`, [key])
-    await sql.run(build(list, sql.dialect, from, key !== list.model), [key])
+    await sql.run(build(list, sql.dialect, from, key !== list.model), [key, gen])
   }
 }
+
+/**
+ * A page's generation: 48 random bits, exact in a JS number and in both engines' integers.
+ * Two builds of one page drawing the same value (odds 2^-48) would let a reader keep the
+ * bytes of the first (readPages).
+ */
+const newGen = (): number => randomBytes(6).readUIntBE(0, 6)
 
 /**
  * The rows of one stored page (bucket `bucket`, page `seq`) from the read model, in the
@@ -157,6 +171,23 @@ export interface StoredPage {
 /** Pages read per statement; a bucket cut by the limit is read again page by page. */
 const READ_LIMIT = 16
 
+/** What a thread keeps of the pages it read last, in bytes (each serving thread has its own). */
+export const PAGE_CACHE_BYTES = 64 * 1024 * 1024
+
+// The pages an answer starts with, kept by (model key, bucket, seq) with their generation:
+// a request whose pages are all here at the generation the store names reads no bytes, only
+// the pages' keys (an answer of 3 pages, 124 KB: 7 µs against 54 µs for the copies out of
+// SQLite). A page rebuilt since has another generation and is read again.
+const cache = new LRUCache<string, { readonly gen: number; readonly body: Buffer | null }>({
+  maxSize: PAGE_CACHE_BYTES,
+  sizeCalculation: (p) => (p.body?.length ?? 0) + 1,
+})
+
+const cacheId = (key: string, bucket: string, seq: number): string => `${key}\t${bucket}\t${seq}`
+
+/** The bytes alone: a view into a larger buffer (a PostgreSQL COPY's) would keep all of it alive. */
+const own = (body: Buffer | null): Buffer | null => (body === null || body.byteLength === body.buffer.byteLength ? body : Buffer.from(body))
+
 /**
  * The stored pages of `list` for days in [from, toExclusive) (every bucket without a range),
  * in the list's order. `first` holds the answer's first pages, at most `limit`; `rest`, when
@@ -174,9 +205,23 @@ export async function readPages(
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   const dir = list.dir === 'asc' ? '>' : '<'
   const order = (pages: number) => `ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${pages + 1}`
-  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number; blobs: string | null }
-  const kinds = { bucket: 'text', seq: 'int', body: 'bytes', n: 'int', blobs: 'text' } as const
+  type Stored = { bucket: string; seq: number; body: Buffer | null; n: number; blobs: string | null; gen: number }
+  const kinds = { bucket: 'text', seq: 'int', body: 'bytes', n: 'int', blobs: 'text', gen: 'int' } as const
   const columns = Object.keys(kinds).join(', ')
+  // The pages' keys and generations alone: when the cache holds every one, they are the answer's pages.
+  const known = await sql.all<Omit<Stored, 'body'>>(
+    `SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE ${base} ${order(limit)}`,
+    baseParams,
+  )
+  if (known.length <= limit) {
+    const first: StoredPage[] = []
+    for (const r of known) {
+      const hit = cache.get(cacheId(key, String(r.bucket), Number(r.seq)))
+      if (hit === undefined || hit.gen !== Number(r.gen)) break
+      first.push({ bucket: String(r.bucket), seq: Number(r.seq), body: hit.body, n: Number(r.n), blobs: r.blobs ?? '' })
+    }
+    if (first.length === known.length) return { first }
+  }
   const read = (after?: string, pages = READ_LIMIT) =>
     sql.readBytes<Stored>(
       `SELECT ${columns} FROM ${PAGES_TABLE} WHERE ${base}${after === undefined ? '' : ` AND bucket ${dir} ?`} ${order(pages)}`,
@@ -185,7 +230,10 @@ export async function readPages(
     )
   const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body, n: Number(r.n), blobs: r.blobs ?? '' })
   const rows = await read(undefined, limit)
-  if (rows.length <= limit) return { first: rows.map(page) }
+  if (rows.length <= limit) {
+    for (const r of rows) cache.set(cacheId(key, String(r.bucket), Number(r.seq)), { gen: Number(r.gen), body: own(r.body) })
+    return { first: rows.map(page) }
+  }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
   const cut = (batch: Stored[], pages = READ_LIMIT) => {
     const last = batch[pages]!.bucket
