@@ -173,6 +173,14 @@ const READ_LIMIT = 16
 
 /** What a thread keeps of the pages it read last, in bytes (each serving thread has its own). */
 export const PAGE_CACHE_BYTES = 64 * 1024 * 1024
+/**
+ * The largest answer whose pages are kept. Keeping buffers that an LRU soon drops is dearer
+ * than reading them: each lives on into the old generation and needs a full collection to
+ * go. With every 3-day period of orders' full forms (~390 KB each, ~95 MB in all) asked at
+ * random, keeping them made the answers 30 % slower; short-form periods and whole short
+ * lists are within this.
+ */
+export const CACHED_ANSWER_BYTES = 256 * 1024
 
 // The pages an answer starts with, kept by (model key, bucket, seq) with their generation:
 // a request whose pages are all here at the generation the store names reads no bytes, only
@@ -182,6 +190,9 @@ const cache = new LRUCache<string, { readonly gen: number; readonly body: Buffer
   maxSize: PAGE_CACHE_BYTES,
   sizeCalculation: (p) => (p.body?.length ?? 0) + 1,
 })
+
+/** The pages' keys (models, and their full forms) with a page ever kept: only theirs are looked up first. */
+const kept = new Set<string>()
 
 const cacheId = (key: string, bucket: string, seq: number): string => `${key}\t${bucket}\t${seq}`
 
@@ -209,11 +220,10 @@ export async function readPages(
   const kinds = { bucket: 'text', seq: 'int', body: 'bytes', n: 'int', blobs: 'text', gen: 'int' } as const
   const columns = Object.keys(kinds).join(', ')
   // The pages' keys and generations alone: when the cache holds every one, they are the answer's pages.
-  const known = await sql.all<Omit<Stored, 'body'>>(
-    `SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE ${base} ${order(limit)}`,
-    baseParams,
-  )
-  if (known.length <= limit) {
+  const known = kept.has(key)
+    ? await sql.all<Omit<Stored, 'body'>>(`SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE ${base} ${order(limit)}`, baseParams)
+    : []
+  if (known.length > 0 && known.length <= limit) {
     const first: StoredPage[] = []
     for (const r of known) {
       const hit = cache.get(cacheId(key, String(r.bucket), Number(r.seq)))
@@ -231,7 +241,10 @@ export async function readPages(
   const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body, n: Number(r.n), blobs: r.blobs ?? '' })
   const rows = await read(undefined, limit)
   if (rows.length <= limit) {
-    for (const r of rows) cache.set(cacheId(key, String(r.bucket), Number(r.seq)), { gen: Number(r.gen), body: own(r.body) })
+    if (rows.length > 0 && rows.reduce((n, r) => n + (r.body?.length ?? 0), 0) <= CACHED_ANSWER_BYTES) {
+      kept.add(key)
+      for (const r of rows) cache.set(cacheId(key, String(r.bucket), Number(r.seq)), { gen: Number(r.gen), body: own(r.body) })
+    }
     return { first: rows.map(page) }
   }
   // The last bucket may continue past the limit: it is read page by page, then what follows it.
