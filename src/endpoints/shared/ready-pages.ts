@@ -171,7 +171,7 @@ export interface StoredPage {
 /** Pages read per statement; a bucket cut by the limit is read again page by page. */
 const READ_LIMIT = 16
 
-/** What a thread keeps of the pages it read last, in bytes (each serving thread has its own). */
+/** What a store connection keeps of the pages it read last, in bytes (each serving thread has its own connection). */
 export const PAGE_CACHE_BYTES = 64 * 1024 * 1024
 /**
  * The largest answer whose pages are kept. Keeping buffers that an LRU soon drops is dearer
@@ -185,14 +185,24 @@ export const CACHED_ANSWER_BYTES = 256 * 1024
 // The pages an answer starts with, kept by (model key, bucket, seq) with their generation:
 // a request whose pages are all here at the generation the store names reads no bytes, only
 // the pages' keys (an answer of 3 pages, 124 KB: 7 µs against 54 µs for the copies out of
-// SQLite). A page rebuilt since has another generation and is read again.
-const cache = new LRUCache<string, { readonly gen: number; readonly body: Buffer | null }>({
-  maxSize: PAGE_CACHE_BYTES,
-  sizeCalculation: (p) => (p.body?.length ?? 0) + 1,
-})
+// SQLite). A page rebuilt since has another generation and is read again. One cache per
+// store connection, so that what one store's answers read never depends on another's.
+interface PageCache {
+  readonly pages: LRUCache<string, { readonly gen: number; readonly body: Buffer | null }>
+  /** The pages' keys (models, and their full forms) with a page ever kept: only theirs are looked up first. */
+  readonly kept: Set<string>
+}
 
-/** The pages' keys (models, and their full forms) with a page ever kept: only theirs are looked up first. */
-const kept = new Set<string>()
+const caches = new WeakMap<SqlPort, PageCache>()
+
+function cacheOf(sql: SqlPort): PageCache {
+  let cache = caches.get(sql)
+  if (cache === undefined) {
+    cache = { pages: new LRUCache({ maxSize: PAGE_CACHE_BYTES, sizeCalculation: (p) => (p.body?.length ?? 0) + 1 }), kept: new Set() }
+    caches.set(sql, cache)
+  }
+  return cache
+}
 
 const cacheId = (key: string, bucket: string, seq: number): string => `${key}\t${bucket}\t${seq}`
 
@@ -220,6 +230,7 @@ export async function readPages(
   const kinds = { bucket: 'text', seq: 'int', body: 'bytes', n: 'int', blobs: 'text', gen: 'int' } as const
   const columns = Object.keys(kinds).join(', ')
   // The pages' keys and generations alone: when the cache holds every one, they are the answer's pages.
+  const { pages: cache, kept } = cacheOf(sql)
   const known = kept.has(key)
     ? await sql.all<Omit<Stored, 'body'>>(`SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE ${base} ${order(limit)}`, baseParams)
     : []
