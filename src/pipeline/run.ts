@@ -4,7 +4,7 @@
 // page's reads loaded, and streamed.
 import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../endpoints/full-forms.js'
-import { pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
+import { joinedAnswer, pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
 import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'
 import { compileBoundedPage, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
@@ -134,14 +134,18 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
 
   if (range !== null) {
     signal?.throwIfAborted()
-    const { first, rest } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range, stored, loopOnly ? LOOP_PAGES : undefined)
+    const { first, rest, cached } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range, stored, loopOnly ? LOOP_PAGES : undefined)
     if (loopOnly && !fitsLoop(first, rest !== undefined)) return null
     if (!rest && first.every((p) => p.body !== null && p.blobs === '')) {
       counted?.(first.reduce((n, p) => n + p.n, 0))
-      const parts: Buffer[] = [HEAD]
-      for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body!] : [p.body!]))
-      parts.push(errorsPart(req.issues))
-      return Buffer.concat(parts)
+      const join = () => {
+        const parts: Buffer[] = [HEAD]
+        for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body!] : [p.body!]))
+        parts.push(errorsPart(req.issues))
+        return Buffer.concat(parts)
+      }
+      // The `errors` entries are the request's own: only an answer without any is kept.
+      return cached !== undefined && req.issues.length === 0 ? joinedAnswer(sql, cached, join) : join()
     }
     return fromPages(first, rest?.())
   }

@@ -199,7 +199,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(first, await expected(store.writer, ep, period))
       assert.ok(first.rows > 0)
       const reads = byteReads
-      // The same pages at the same generation: their keys are read, not their bytes.
+      // The same pages at the same generation: their keys are read, not their bytes; asked
+      // again, the joined answer is kept too (joinedAnswer), and given as it was built.
+      assert.deepEqual(await answer(counted, ep, query), first)
+      assert.deepEqual(await answer(counted, ep, query), first)
       assert.deepEqual(await answer(counted, ep, query), first)
       assert.equal(byteReads, reads)
       const [doc] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [day])
