@@ -189,13 +189,13 @@ export interface ListEndpoint {
   readonly fullTraces?: readonly FullTrace[]
 }
 
-/** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */
 /** A `data` array printed by its endpoint: the JSON text of the array, and how many items it holds. */
 export interface PrintedData {
   readonly json: Buffer
   readonly count: number
 }
 
+/** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */
 export interface ComputedEndpoint {
   readonly kind: 'computed'
   readonly service: string

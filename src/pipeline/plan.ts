@@ -34,8 +34,7 @@ export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect
       // Every column a substring filter names has a trigram index (endpoints/index.ts).
       if (p.match === 'contains') {
         where.push({ kind: 'contains', column: p.column, value: fold(value), indexed: true, ...(p.identifier ? { suffixed: true } : {}) })
-      }
-      else if (p.match === 'custom') {
+      } else if (p.match === 'custom') {
         const c = p.condition(value, { dialect, options: req.options, values: req.values, issues: req.issues })
         if (c) where.push(c)
       } else if (p.match === 'flag') {

@@ -21,6 +21,8 @@ const HEAD = Buffer.from('{"data":[')
 const COMMA = Buffer.from(',')
 const DATA_KEY = Buffer.from('{"data":')
 const errorsPart = (issues: readonly string[]) => Buffer.from(`],"errors":${JSON.stringify(issues)}}`)
+/** What follows a computed `data` array: its `errors`, and the end of the answer. */
+const errorsTail = (issues: readonly string[]) => Buffer.from(`,"errors":${JSON.stringify(issues)}}`)
 
 export interface RunOptions {
   readonly sql: SqlPort
@@ -306,10 +308,10 @@ async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseReques
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
   // A computed answer ready as bytes does not say its length; only an array does.
   if (Array.isArray(data)) counted?.(data.length)
-  if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
+  if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, errorsTail(req.issues)])
   if ('json' in data) {
     counted?.(data.count)
-    return Buffer.concat([DATA_KEY, data.json, Buffer.from(`,"errors":${JSON.stringify(req.issues)}}`)])
+    return Buffer.concat([DATA_KEY, data.json, errorsTail(req.issues)])
   }
   if (Symbol.asyncIterator in data) return framed(data, req.issues)
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
@@ -319,5 +321,5 @@ async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseReques
 async function* framed(chunks: AsyncIterable<Buffer>, issues: readonly string[]): AsyncGenerator<Buffer> {
   yield DATA_KEY
   yield* chunks
-  yield Buffer.from(`,"errors":${JSON.stringify(issues)}}`)
+  yield errorsTail(issues)
 }

@@ -110,14 +110,12 @@ export async function rebuildCashAccounts(sql: SqlPort): Promise<void> {
   )
 }
 
-const tableType = (table: string): string => ALL_TABLE_TYPES.find((t) => t.table === table)!.type
-
 /** Types whose objects a row prints: the organization, the account, and the account's bank and currency. */
 const PRINTED_TYPES: ReadonlySet<string> = new Set(
   ['cat_organizations', 'cat_bank_accounts', 'cat_cash_desks'].flatMap((table) => {
     const decl = ALL_TABLE_TYPES.find((t) => t.table === table)!
     const targets = decl.attrs.flatMap((a) => (a.kind === 'ref' && (a.col === 'bank' || a.col === 'currency') ? [a.target] : []))
-    return [tableType(table), ...targets]
+    return [decl.type, ...targets]
   }),
 )
 
