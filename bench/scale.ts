@@ -7,7 +7,8 @@
 // Environment: BENCH_SCALE (default 100), BENCH_ROUNDS or ROUNDS (5), BENCH_DURATION or
 // DURATION (seconds per run, 5), BENCH_WARMUP (seconds, 2), BENCH_CONNECTIONS (wrk
 // connections, 16), BENCH_ONLY (a regular expression over request names), BENCH_WORKERS
-// (passed as `serve --workers`), DOCGATE_BENCH_PG_URL (also on PostgreSQL: a database
+// (passed as `serve --workers`), BENCH_SERVE_ARGS (more `serve` flags, space-separated: `--answer-cache 0`
+// measures every answer built), DOCGATE_BENCH_PG_URL (also on PostgreSQL: a database
 // docgate_bench_scale_N is loaded on that server and kept), BENCH_ENGINES (default
 // sqlite,postgres), BENCH_BUILD_MINUTES (bound of building a store, 60), BENCH_MIN_REQUESTS
 // (20) and BENCH_MAX_DURATION (20 s): a slow request runs longer, up to that, to count as
@@ -75,7 +76,9 @@ function workersSupport(): { supported: boolean; args: string[] } {
   return { supported, args: ['--workers', env.BENCH_WORKERS] }
 }
 
-const serveArgs = (db: string, workers: string[]): string[] => ['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', ...workers]
+const extraArgs = (env.BENCH_SERVE_ARGS ?? '').split(' ').filter((a) => a !== '')
+if (extraArgs.length > 0) console.log(`docgate serve ${extraArgs.join(' ')}`)
+const serveArgs = (db: string, workers: string[]): string[] => ['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', ...workers, ...extraArgs]
 
 /** One wrk run against `server`, then a wait until the server has finished what wrk left in flight. */
 async function run(server: Server, c: Case, seconds: number): Promise<WrkRun> {

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 const USAGE = `usage:
   docgate serve [--db DB] [--host H] [--port N] [--no-docs] [--admin-port N] [--admin-host H] [--max-lag DURATION]
                 [--access-log on|off] [--log-query-values] [--workers N] [--request-timeout DURATION]
+                [--answer-cache MIB]
   docgate import [--db DB] FILE...
   docgate demo [--db DB] [--scale N] [--seed S]
   docgate users add NAME [--db DB] [--methods LIST] [--password-stdin]
@@ -50,6 +51,7 @@ export async function main(argv: string[]): Promise<number> {
       'log-query-values': { type: 'boolean' },
       workers: { type: 'string' },
       'request-timeout': { type: 'string' },
+      'answer-cache': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   })

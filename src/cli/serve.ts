@@ -10,6 +10,7 @@ import { buildServer } from '../http/server.js'
 import { READ_MODELS } from '../endpoints/index.js'
 import { outdated } from '../store/migrate.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
+import { answerCache } from '../serving/answer-cache.js'
 import type { Executor } from '../serving/executor.js'
 import { inProcessExecutor } from '../serving/in-process.js'
 import { WorkerPool } from '../serving/pool.js'
@@ -19,6 +20,8 @@ import { UserSnapshot } from '../users/directory.js'
 
 /** In-flight requests get this long to finish after SIGTERM/SIGINT before sockets are cut. */
 const GRACE_MS = 10_000
+/** Room for the materials tree (20 MB at scale 100) among the repeated answers. */
+const ANSWER_CACHE_MIB = 128
 
 export interface ServeFlags {
   db?: string
@@ -32,6 +35,7 @@ export interface ServeFlags {
   'log-query-values'?: boolean
   workers?: string
   'request-timeout'?: string
+  'answer-cache'?: string
 }
 
 /** `--workers`: a count; 0 runs the data requests on the event loop. */
@@ -40,6 +44,14 @@ function workersOf(text: string | undefined): number {
   const n = Number(text)
   if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 256) throw new Error(`--workers must be 0..256, got "${text}"`)
   return n
+}
+
+/** `--answer-cache`: MiB of repeated answers kept (serving/answer-cache.ts); 0 keeps none. */
+function answerCacheBytes(text: string | undefined): number {
+  if (text === undefined) return ANSWER_CACHE_MIB * 1024 * 1024
+  const n = Number(text)
+  if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65536) throw new Error(`--answer-cache must be 0..65536 (MiB), got "${text}"`)
+  return n * 1024 * 1024
 }
 
 function portOf(flag: string, text: string): number {
@@ -78,6 +90,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
   if (accessFlag !== 'on' && accessFlag !== 'off') throw new Error(`--access-log must be on or off, got "${accessFlag}"`)
   const workers = workersOf(flags.workers)
   const timeLimitMs = parseDuration('--request-timeout', flags['request-timeout'] ?? '30s')
+  const cacheBytes = answerCacheBytes(flags['answer-cache'])
   // A timer cannot wait longer than 2^31 ms; a day is already no limit for a read.
   if (timeLimitMs > 86_400_000) throw new Error(`--request-timeout must be at most 24h (0: no limit), got "${flags['request-timeout']}"`)
   const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
@@ -102,7 +115,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const ops = operations({ sql: store, metrics: adminPort !== undefined, kdf: auth, accessLog: access?.log, logQueryValues: flags['log-query-values'] === true, maxLagMs })
   let executor: Executor
   try {
-    executor =
+    const runner =
       workers === 0
         ? inProcessExecutor(ops.sql, timeLimitMs)
         : readyFirst(
@@ -115,6 +128,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
               warn: (message) => logger.warn(message),
             }),
           )
+    executor = answerCache(runner, ops.sql, { bytes: cacheBytes })
   } catch (err) {
     users.stop()
     await store.close()

@@ -5,6 +5,7 @@
 // bookkeeping in the same transaction (architecture-next §3).
 import { READ_MODELS } from '../endpoints/index.js'
 import { printsAny, rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
+import { newAnswersGen } from '../store/answers-gen.js'
 import type { SqlPort } from '../store/sql.js'
 import { DerivedChanges } from './derived.js'
 import { rebuildReadModels } from './read-models.js'
@@ -54,6 +55,8 @@ export class ImportBatch {
     // The statement's accounts print names the register does not hold (its own changes are the derived update's).
     if (printsAny(touched.types)) await rebuildCashAccounts(this.#sql)
     await refreshReadyAnswers(this.#sql, touched)
+    // Answers kept by servers (serving/answer-cache.ts) are known by this; the batch may change any of them.
+    await newAnswersGen(this.#sql)
     if (options.dangling === false) return undefined
     const dangling = await danglingRefs(this.#sql, w.refsSeen)
     if (dangling.length === 0) return undefined

@@ -8,6 +8,7 @@ import type { DerivedTable } from '../import/derived.js'
 import { FULL_COLUMNS } from '../endpoints/full-forms.js'
 import { PAGES_VERSION, readyPagesTable } from '../endpoints/shared/ready-pages.js'
 import { rebuildReadModels } from '../import/read-models.js'
+import { newAnswersGen } from './answers-gen.js'
 import { READY_ANSWERS, migrateReady } from '../import/ready.js'
 import { readyTable } from '../endpoints/shared/ready-bytes.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
@@ -111,6 +112,8 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
   await migrateDerived(sql, DERIVED_TABLES)
   await migrateReady(sql, stale.map((m) => m.table))
+  // A rebuilt model or answer may print differently: answers kept by servers are stale.
+  await newAnswersGen(sql)
 }
 
 /**

@@ -1,0 +1,138 @@
+// Answers kept in the serving process. What the API prints is a pure function of the stored
+// data, the request and the day it is asked on (a cash statement without `to` ends today),
+// so an answer kept under the store's answers generation (store/answers-gen.ts, drawn anew
+// by every import batch and migration) is the answer while the store still names that
+// generation: one read of `meta` instead of the request's reads and builds. A BI report or a
+// dashboard asks the same questions again and again; the 6 MB of
+// `specifications?material=Кабель` took 220 ms of store reads each time (decision "Answers
+// kept by the store's generation").
+//
+// Only what is asked again is kept: a request is remembered on its first asking (no store
+// read), and its answer kept from the second asking within the last SEEN distinct requests.
+// Answers asked once (random periods) would churn long-lived buffers through the collector
+// for nothing (decision "Ready pages kept in each serving thread"); and once the room is
+// taken, an answer gets in only in place of one unused for STALE_MS: more answers asked again
+// than the room holds (full orders over random periods, 280 MB of them) would otherwise
+// replace each other at every asking, each one built, copied and collected for nothing
+// (0.21 → 0.15 of the bare server). An answer whose `errors`
+// is not empty is never kept: a part that failed to read may read next time.
+import { Readable, Transform, pipeline } from 'node:stream'
+import { LRUCache } from 'lru-cache'
+import { isoDay, today } from '../pipeline/dates.js'
+import { answersGen } from '../store/answers-gen.js'
+import type { SqlPort } from '../store/sql.js'
+import type { DataRequest, Execution, Executor } from './executor.js'
+
+/** Requests remembered to admit an answer on its second asking. */
+const SEEN = 256
+/** Past three quarters of the room, an answer is kept only in place of one unused this long. */
+const STALE_MS = 60_000
+/** The envelope's end when `errors` is empty (spec: every answer ends with its `errors`). */
+const NO_ERRORS = Buffer.from(',"errors":[]}')
+
+interface Kept {
+  readonly gen: string
+  readonly rows: number | undefined
+  readonly bytes: Buffer
+  used: number
+}
+
+export interface AnswerCacheOptions {
+  /** Bytes of answers kept (0: none); one answer may take at most a quarter of them. */
+  readonly bytes: number
+  /** Milliseconds (tests give their own). */
+  readonly clock?: () => number
+}
+
+/** `inner` with its repeated answers kept; `inner` itself when the cache has no room. */
+export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date.now }: AnswerCacheOptions): Executor {
+  if (bytes <= 0) return inner
+  const largest = Math.floor(bytes / 4)
+  const kept = new LRUCache<string, Kept>({ maxSize: bytes, sizeCalculation: (k) => k.bytes.length + 1 })
+  const seen = new LRUCache<string, true>({ max: SEEN })
+  /** The generation the last asking read: every answer kept is of it. */
+  let current = ''
+  /** Whether a new answer may be kept now: room to spare, or a stale one to give way. */
+  const admits = (at: number): boolean => {
+    if (kept.calculatedSize <= (bytes * 3) / 4) return true
+    const oldest = kept.rkeys().next()
+    return oldest.done === true || at - kept.peek(oldest.value)!.used > STALE_MS
+  }
+
+  return {
+    async execute(request: DataRequest, how: Execution) {
+      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}`
+      const known = kept.get(key)
+      if (known === undefined && !seen.has(key)) {
+        seen.set(key, true)
+        return inner.execute(request, how)
+      }
+      const gen = await answersGen(sql)
+      if (gen !== current) {
+        // Nothing kept can be asked for again: room for the new generation's answers at once.
+        kept.clear()
+        current = gen
+      }
+      if (known !== undefined) {
+        if (known.gen === gen) {
+          known.used = clock()
+          if (known.rows !== undefined) how.rows?.(known.rows)
+          return known.bytes
+        }
+        kept.delete(key)
+      }
+      if (!admits(clock())) return inner.execute(request, how)
+      let rows: number | undefined
+      const counted: Execution = {
+        // A getter: the route makes its AbortSignal only when something asks for it.
+        get signal() {
+          return how.signal
+        },
+        ...(how.gone ? { gone: how.gone } : {}),
+        rows: (n) => {
+          rows = n
+          how.rows?.(n)
+        },
+      }
+      const body = await inner.execute(request, counted)
+      const keep = (answer: Buffer) => {
+        // An answer that began under a generation since replaced is kept by no one.
+        if (gen === current && answer.length <= largest && answer.subarray(-NO_ERRORS.length).equals(NO_ERRORS)) {
+          kept.set(key, { gen, rows, bytes: answer, used: clock() })
+        }
+      }
+      if (Buffer.isBuffer(body)) {
+        keep(body)
+        return body
+      }
+      return collected(body, largest, keep)
+    },
+    close: () => inner.close(),
+  }
+}
+
+/**
+ * `source` passed on chunk by chunk (its back-pressure and its failure unchanged: a failed
+ * source cuts the stream), its bytes handed to `done` when it ended whole within `largest`.
+ */
+function collected(source: Readable, largest: number, done: (answer: Buffer) => void): Readable {
+  let parts: Buffer[] | undefined = []
+  let size = 0
+  const through = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (parts !== undefined) {
+        size += chunk.length
+        if (size > largest) parts = undefined
+        else parts.push(chunk)
+      }
+      callback(null, chunk)
+    },
+    flush(callback) {
+      if (parts !== undefined) done(Buffer.concat(parts, size))
+      callback()
+    },
+  })
+  // The route's reply destroys `through` when the client goes away: pipeline destroys the source, which stops its work.
+  pipeline(source, through, () => {})
+  return through
+}

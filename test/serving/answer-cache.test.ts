@@ -1,0 +1,193 @@
+// Repeated answers kept by the store's answers generation (serving/answer-cache.ts): kept from
+// the second asking, given again without running the request while no write names another
+// generation, never kept with an `errors` entry, per day, whole streams only.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { Readable } from 'node:stream'
+import { answerCache } from '../../src/serving/answer-cache.js'
+import type { DataRequest, Execution, Executor } from '../../src/serving/executor.js'
+import { inProcessExecutor } from '../../src/serving/in-process.js'
+import { answersGen } from '../../src/store/answers-gen.js'
+import { migrate } from '../../src/store/migrate.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { uuid } from '../support/refs.js'
+import { BACKENDS, createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+const now = new Date(2026, 10, 20, 12)
+const req = (service: string, query = '', at = now): DataRequest => ({ service, query, now: at })
+const text = async (body: Buffer | Readable): Promise<string> => (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString()
+
+/** `inner` counting the requests it runs. */
+function counting(inner: Executor): Executor & { runs: number } {
+  const counted = {
+    runs: 0,
+    execute(request: DataRequest, how: Execution) {
+      counted.runs++
+      return inner.execute(request, how)
+    },
+    close: () => inner.close(),
+  }
+  return counted
+}
+
+const payment = (n: number, number = `ЗР-${String(n).padStart(6, '0')}`) => ({
+  type: 'Документ.ЗаявкаНаРасходованиеСредств',
+  ref: uuid(`зр-${n}`),
+  Номер: number,
+  Дата: '2026-11-02T10:00:00',
+  ДатаРасхода: '2026-11-03',
+})
+
+for (const backend of BACKENDS) describe(`answers kept by the store's generation (${backend})`, () => {
+  let store: TestStore
+  let sql: SqlPort
+  before(async () => {
+    store = await createTestStore(backend)
+    await store.writer.close()
+    assert.equal((await store.importMore([payment(1), payment(2), payment(3)])).ok, true)
+    sql = await store.openReader()
+  })
+  after(async () => {
+    await sql.close()
+    await store.cleanup()
+  })
+
+  it('keeps an answer from its second asking and gives it until an import changes the generation', async () => {
+    const inner = counting(inProcessExecutor(sql, 0))
+    const cache = answerCache(inner, sql, { bytes: 1024 * 1024 })
+    let rows = -1
+    const how = { signal: new AbortController().signal, rows: (n: number) => (rows = n) }
+    const first = await text(await cache.execute(req('payments', 'code=00000'), how))
+    // The list's order: newest first, then by number descending.
+    assert.match(first, /^\{"data":\[\{"Номер":"ЗР-000003".*\{"Номер":"ЗР-000002".*\{"Номер":"ЗР-000001".*\],"errors":\[\]\}$/)
+    assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), first)
+    assert.equal(inner.runs, 2)
+    rows = -1
+    assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), first)
+    assert.equal(inner.runs, 2)
+    // The rows of a kept answer are still told (access log, metrics).
+    assert.equal(rows, 3)
+
+    const before = await answersGen(sql)
+    assert.equal((await store.importMore([payment(2, 'ЗР-000099')])).ok, true)
+    assert.notEqual(await answersGen(sql), before)
+    const changed = await text(await cache.execute(req('payments', 'code=00000'), how))
+    assert.equal(inner.runs, 3)
+    assert.match(changed, /^\{"data":\[\{"Номер":"ЗР-000003".*\{"Номер":"ЗР-000001".*\],"errors":\[\]\}$/)
+    assert.doesNotMatch(changed, /ЗР-000002/)
+    assert.equal(rows, 2)
+    // The new answer is kept under the new generation.
+    assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), changed)
+    assert.equal(inner.runs, 3)
+  })
+
+  it('never keeps an answer with an `errors` entry, and keeps each day apart', async () => {
+    const inner = counting(inProcessExecutor(sql, 0))
+    const cache = answerCache(inner, sql, { bytes: 1024 * 1024 })
+    const how = { signal: new AbortController().signal }
+    for (let i = 0; i < 3; i++) {
+      const answer = await text(await cache.execute(req('payments', 'from=32.11.2026'), how))
+      assert.match(answer, /"errors":\["Неверный формат даты в параметре from: \\"32\.11\.2026\\"/)
+    }
+    assert.equal(inner.runs, 3)
+    // A cash statement without `to` ends today: the next day is another answer.
+    for (let i = 0; i < 3; i++) await cache.execute(req('cashflows'), how)
+    assert.equal(inner.runs, 5)
+    await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 9)), how)
+    await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 18)), how)
+    assert.equal(inner.runs, 7)
+    await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 23)), how)
+    assert.equal(inner.runs, 7)
+  })
+
+})
+
+for (const backend of BACKENDS) describe(`the answers generation (${backend})`, () => {
+  it('is drawn anew by a migration', async () => {
+    const store = await createTestStore(backend)
+    try {
+      const first = await answersGen(store.writer)
+      assert.match(first, /^\d+$/)
+      await store.writer.transaction(() => migrate(store.writer))
+      assert.notEqual(await answersGen(store.writer), first)
+    } finally {
+      await store.writer.close()
+      await store.cleanup()
+    }
+  })
+})
+
+describe('answers kept from streams', () => {
+  const chunks = (parts: readonly string[], fail = false): Readable =>
+    Readable.from(
+      (async function* () {
+        for (const p of parts) yield Buffer.from(p)
+        if (fail) throw new Error('read failed')
+      })(),
+      { objectMode: false },
+    )
+  const ENDING = ',"errors":[]}'
+  /** A store whose generation never changes: only `meta` is read. */
+  const still = { all: async () => [{ value: '7' }] } as unknown as SqlPort
+  const how = { signal: new AbortController().signal }
+
+  it('keeps a stream that ended whole, within a quarter of the room', async () => {
+    let answer = ['{"data":[{"a":1}', ',{"a":2}]', ENDING]
+    const inner = { runs: 0, execute: async () => (inner.runs++, chunks(answer)), close: async () => {} }
+    const cache = answerCache(inner, still, { bytes: 4 * 64 })
+    assert.equal(await text(await cache.execute(req('payments'), how)), '{"data":[{"a":1},{"a":2}],"errors":[]}')
+    assert.equal(await text(await cache.execute(req('payments'), how)), '{"data":[{"a":1},{"a":2}],"errors":[]}')
+    const kept = await cache.execute(req('payments'), how)
+    assert.equal(Buffer.isBuffer(kept), true)
+    assert.equal(kept.toString(), '{"data":[{"a":1},{"a":2}],"errors":[]}')
+    assert.equal(inner.runs, 2)
+    // 65 bytes: more than a quarter of 256.
+    answer = ['{"data":[{"a":"', 'x'.repeat(34), '"}]', ENDING]
+    for (let i = 0; i < 3; i++) assert.equal((await text(await cache.execute(req('orders'), how))).length, 65)
+    assert.equal(inner.runs, 5)
+  })
+
+  it('does not keep a stream that failed', async () => {
+    const inner = { runs: 0, execute: async () => (inner.runs++, chunks(['{"data":[{"a":1}'], true)), close: async () => {} }
+    const cache = answerCache(inner, still, { bytes: 1024 })
+    for (let i = 0; i < 3; i++) await assert.rejects(text(await cache.execute(req('payments'), how)), /read failed/)
+    assert.equal(inner.runs, 3)
+  })
+
+  it('once three quarters full, keeps a new answer only in place of one unused for a minute; a new generation empties it', async () => {
+    // Every answer is 40 bytes (41 counted): five fill three quarters of 256.
+    const answerOf = (query: string) => Buffer.from(`{"data":[{"a":"${query.padEnd(9, '.')}"}]${ENDING}`)
+    const inner = { runs: 0, execute: async (r: DataRequest) => (inner.runs++, answerOf(r.query)), close: async () => {} }
+    let gen = '7'
+    const store = { all: async () => [{ value: gen }] } as unknown as SqlPort
+    let at = 0
+    const cache = answerCache(inner, store, { bytes: 256, clock: () => at })
+    const ask = async (query: string) => assert.equal((await cache.execute(req('payments', query), how)).toString(), answerOf(query).toString())
+    for (const q of ['a', 'b', 'c', 'd', 'e']) for (let i = 0; i < 3; i++) await ask(q)
+    assert.equal(inner.runs, 10)
+    at = 59_000
+    await ask('a')
+    for (let i = 0; i < 3; i++) await ask('f')
+    assert.equal(inner.runs, 13)
+    // `b` was last used at 0: more than a minute ago at 60,001.
+    at = 60_001
+    for (let i = 0; i < 3; i++) await ask('f')
+    assert.equal(inner.runs, 14)
+    for (const q of ['a', 'f']) await ask(q)
+    assert.equal(inner.runs, 14)
+    for (const q of ['b', 'c', 'd', 'e']) await ask(q)
+    assert.equal(inner.runs, 14)
+    // Every answer kept is of generation 7, and was used just now: the new generation's take their room.
+    gen = '8'
+    for (const q of ['a', 'b', 'c', 'd', 'e']) await ask(q)
+    assert.equal(inner.runs, 19)
+    for (const q of ['a', 'b', 'c', 'd', 'e']) await ask(q)
+    assert.equal(inner.runs, 19)
+  })
+
+  it('is the executor itself with no room', () => {
+    const inner = { execute: async () => Buffer.alloc(0), close: async () => {} }
+    assert.equal(answerCache(inner, still, { bytes: 0 }), inner)
+  })
+})
