@@ -1,6 +1,7 @@
 // Prometheus metrics of one server instance. Each instance has its own Registry (never
 // prom-client's global one), so tests and embedders can build as many servers as they like.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { AnswerCacheStats } from '../serving/answer-cache.js'
 import type { SqlPort } from '../store/sql.js'
 import { readSyncState } from './sync-state.js'
 import type { SyncState } from './sync-state.js'
@@ -99,6 +100,34 @@ export class Metrics {
 
   queryTime(seconds: number): void {
     this.#query.observe(seconds)
+  }
+
+  /** The answer cache's series (serving/answer-cache.ts), read at each scrape. */
+  watchAnswerCache(stats: () => AnswerCacheStats): void {
+    const registers = [this.registry]
+    const counted = (name: string, help: string, value: (s: AnswerCacheStats) => number) => {
+      let seen = 0
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          const now = value(stats())
+          if (now > seen) this.inc(now - seen)
+          seen = now
+        },
+      })
+    }
+    counted('docgate_answer_cache_hits_total', 'Answers given as the answer cache kept them.', (s) => s.hits)
+    counted('docgate_answer_cache_misses_total', 'Answers asked again and built all the same (not kept, or the store changed since).', (s) => s.misses)
+    new Gauge({
+      name: 'docgate_answer_cache_bytes',
+      help: 'Bytes of the answers the answer cache keeps now.',
+      registers,
+      collect() {
+        this.set(stats().bytes)
+      },
+    })
   }
 
   text(): Promise<string> {

@@ -128,7 +128,9 @@ export async function serve(flags: ServeFlags): Promise<number> {
               warn: (message) => logger.warn(message),
             }),
           )
-    executor = answerCache(runner, ops.sql, { bytes: cacheBytes })
+    const cache = answerCache(runner, ops.sql, { bytes: cacheBytes })
+    if (ops.metrics && 'stats' in cache) ops.metrics.watchAnswerCache(() => cache.stats)
+    executor = cache
   } catch (err) {
     users.stop()
     await store.close()

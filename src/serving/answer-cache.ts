@@ -4,8 +4,8 @@
 // by every import batch and migration) is the answer while the store still names that
 // generation: one read of `meta` instead of the request's reads and builds. A BI report or a
 // dashboard asks the same questions again and again; the 6 MB of
-// `specifications?material=Кабель` took 220 ms of store reads each time (decision "Answers
-// kept by the store's generation").
+// `specifications?material=Кабель` took 220 ms of a worker each time (decision "Answers kept
+// by the store's generation").
 //
 // Only what is asked again is kept: a request is remembered on its first asking (no store
 // read), and its answer kept from the second asking within the last SEEN distinct requests.
@@ -14,8 +14,8 @@
 // taken, an answer gets in only in place of one unused for STALE_MS: more answers asked again
 // than the room holds (full orders over random periods, 280 MB of them) would otherwise
 // replace each other at every asking, each one built, copied and collected for nothing
-// (0.21 → 0.15 of the bare server). An answer whose `errors`
-// is not empty is never kept: a part that failed to read may read next time.
+// (0.21 → 0.15 of the bare server). An answer whose `errors` is not empty is never kept: a
+// part that failed to read may read next time.
 import { Readable, Transform, pipeline } from 'node:stream'
 import { LRUCache } from 'lru-cache'
 import { isoDay, today } from '../pipeline/dates.js'
@@ -44,14 +44,30 @@ export interface AnswerCacheOptions {
   readonly clock?: () => number
 }
 
+/** What the cache has done, for the metrics. */
+export interface AnswerCacheStats {
+  /** Answers given as kept. */
+  readonly hits: number
+  /** Answers asked again that were built all the same (not kept, or kept under an earlier generation). */
+  readonly misses: number
+  /** Bytes of the answers kept now. */
+  readonly bytes: number
+}
+
+export interface AnswerCache extends Executor {
+  readonly stats: AnswerCacheStats
+}
+
 /** `inner` with its repeated answers kept; `inner` itself when the cache has no room. */
-export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date.now }: AnswerCacheOptions): Executor {
+export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date.now }: AnswerCacheOptions): AnswerCache | Executor {
   if (bytes <= 0) return inner
   const largest = Math.floor(bytes / 4)
   const kept = new LRUCache<string, Kept>({ maxSize: bytes, sizeCalculation: (k) => k.bytes.length + 1 })
   const seen = new LRUCache<string, true>({ max: SEEN })
   /** The generation the last asking read: every answer kept is of it. */
   let current = ''
+  let hits = 0
+  let misses = 0
   /** Whether a new answer may be kept now: room to spare, or a stale one to give way. */
   const admits = (at: number): boolean => {
     if (kept.calculatedSize <= (bytes * 3) / 4) return true
@@ -77,10 +93,12 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
         if (known.gen === gen) {
           known.used = clock()
           if (known.rows !== undefined) how.rows?.(known.rows)
+          hits++
           return known.bytes
         }
         kept.delete(key)
       }
+      misses++
       if (!admits(clock())) return inner.execute(request, how)
       let rows: number | undefined
       const counted: Execution = {
@@ -108,6 +126,9 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
       return collected(body, largest, keep)
     },
     close: () => inner.close(),
+    get stats() {
+      return { hits, misses, bytes: kept.calculatedSize }
+    },
   }
 }
 

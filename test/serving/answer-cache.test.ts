@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { Readable } from 'node:stream'
+import { Metrics } from '../../src/admin/metrics.js'
 import { answerCache } from '../../src/serving/answer-cache.js'
+import type { AnswerCache } from '../../src/serving/answer-cache.js'
 import type { DataRequest, Execution, Executor } from '../../src/serving/executor.js'
 import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { answersGen } from '../../src/store/answers-gen.js'
@@ -80,6 +82,7 @@ for (const backend of BACKENDS) describe(`answers kept by the store's generation
     // The new answer is kept under the new generation.
     assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), changed)
     assert.equal(inner.runs, 3)
+    assert.deepEqual((cache as AnswerCache).stats, { hits: 2, misses: 2, bytes: Buffer.byteLength(changed) + 1 })
   })
 
   it('never keeps an answer with an `errors` entry, and keeps each day apart', async () => {
@@ -184,6 +187,18 @@ describe('answers kept from streams', () => {
     assert.equal(inner.runs, 19)
     for (const q of ['a', 'b', 'c', 'd', 'e']) await ask(q)
     assert.equal(inner.runs, 19)
+  })
+
+  it('counts its hits, its misses and the bytes it keeps in the metrics', async () => {
+    const inner = { execute: async () => Buffer.from(`{"data":[]${ENDING}`), close: async () => {} }
+    const cache = answerCache(inner, still, { bytes: 1024 }) as AnswerCache
+    const metrics = new Metrics()
+    metrics.watchAnswerCache(() => cache.stats)
+    for (let i = 0; i < 4; i++) await cache.execute(req('payments'), how)
+    const text = await metrics.text()
+    assert.match(text, /^docgate_answer_cache_hits_total 2$/m)
+    assert.match(text, /^docgate_answer_cache_misses_total 1$/m)
+    assert.match(text, /^docgate_answer_cache_bytes 24$/m)
   })
 
   it('is the executor itself with no room', () => {
