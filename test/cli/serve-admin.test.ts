@@ -67,6 +67,27 @@ describe('docgate serve --admin-port', () => {
     assert.equal(code, 0)
   })
 
+  it('keeps an answer asked again (counted in /metrics) and, with --answer-cache 0, none', async () => {
+    const db = await store()
+    const askThrice = async (args: string[]) => {
+      const server = start(['--db', db, '--port', '0', '--admin-port', '0', '--access-log', 'off', ...args])
+      const [, url] = await server.until(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m)
+      const [, admin] = await server.until(/^admin \(live, ready, metrics\) on (http:\/\/127\.0\.0\.1:\d+)$/m)
+      const bodies: string[] = []
+      for (let i = 0; i < 3; i++) bodies.push(await (await fetch(`${url}/main/hs/warehouses/get?code=1`, { headers: basic('оператор', 'пароль') })).text())
+      assert.deepEqual(new Set(bodies).size, 1)
+      const families = parsePrometheusTextFormat(await (await fetch(`${admin}/metrics`)).text())
+      const value = (name: string) => families.find((f) => f.name === name)?.metrics[0]?.value
+      const seen = [value('docgate_answer_cache_hits_total'), value('docgate_answer_cache_misses_total'), value('docgate_answer_cache_bytes')]
+      server.child.kill('SIGTERM')
+      assert.deepEqual(await server.exited, [0, null])
+      return { seen, bytes: Buffer.byteLength(bodies[0]!) }
+    }
+    const kept = await askThrice([])
+    assert.deepEqual(kept.seen, ['1', '1', String(kept.bytes + 1)])
+    assert.deepEqual((await askThrice(['--answer-cache', '0'])).seen, [undefined, undefined, undefined])
+  })
+
   it('--access-log off writes no access line; bad flag values are refused', async () => {
     const db = await store()
     const server = start(['--db', db, '--port', '0', '--access-log', 'off'])
@@ -82,6 +103,7 @@ describe('docgate serve --admin-port', () => {
       ['--access-log', 'maybe', 'docgate: --access-log must be on or off, got "maybe"'],
       ['--max-lag', 'soon', 'docgate: --max-lag must be a duration such as 900, 90s, 15m or 1h, got "soon"'],
       ['--admin-port', '70000', 'docgate: --admin-port must be 0..65535, got "70000"'],
+      ['--answer-cache', '1.5', 'docgate: --answer-cache must be 0..65536 (MiB), got "1.5"'],
     ] as const) {
       assert.deepEqual(await refusal(['--db', db, '--port', '0', flag, value]), { code: 1, line: message })
     }
