@@ -23,6 +23,21 @@ export interface MetricsSources {
   readonly now?: () => number
 }
 
+/** A counter that follows a total counted elsewhere, read at each scrape. */
+function sourcedCounter(name: string, help: string, registers: Registry[], total: () => number): void {
+  let seen = 0
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const now = total()
+      if (now > seen) this.inc(now - seen)
+      seen = now
+    },
+  })
+}
+
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 const QUERY_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5]
 
@@ -105,21 +120,8 @@ export class Metrics {
   /** The answer cache's series (serving/answer-cache.ts), read at each scrape. */
   watchAnswerCache(stats: () => AnswerCacheStats): void {
     const registers = [this.registry]
-    const counted = (name: string, help: string, value: (s: AnswerCacheStats) => number) => {
-      let seen = 0
-      new Counter({
-        name,
-        help,
-        registers,
-        collect() {
-          const now = value(stats())
-          if (now > seen) this.inc(now - seen)
-          seen = now
-        },
-      })
-    }
-    counted('docgate_answer_cache_hits_total', 'Answers given as the answer cache kept them.', (s) => s.hits)
-    counted('docgate_answer_cache_misses_total', 'Answers asked again and built all the same (not kept, or the store changed since).', (s) => s.misses)
+    sourcedCounter('docgate_answer_cache_hits_total', 'Answers given as the answer cache kept them.', registers, () => stats().hits)
+    sourcedCounter('docgate_answer_cache_misses_total', 'Answers asked again and built all the same (not kept, or the store changed since).', registers, () => stats().misses)
     new Gauge({
       name: 'docgate_answer_cache_bytes',
       help: 'Bytes of the answers the answer cache keeps now.',
@@ -135,17 +137,7 @@ export class Metrics {
   }
 
   #kdf(kdf: KdfSource, registers: Registry[]): void {
-    let seen = 0
-    new Counter({
-      name: 'docgate_auth_kdf_runs_total',
-      help: 'Password-hash (scrypt) runs, dummy runs for unknown users included.',
-      registers,
-      collect() {
-        const runs = kdf.kdfRuns
-        if (runs > seen) this.inc(runs - seen)
-        seen = runs
-      },
-    })
+    sourcedCounter('docgate_auth_kdf_runs_total', 'Password-hash (scrypt) runs, dummy runs for unknown users included.', registers, () => kdf.kdfRuns)
     new Gauge({
       name: 'docgate_auth_kdf_queue_length',
       help: 'Password checks waiting for a KDF slot (the worker queue).',

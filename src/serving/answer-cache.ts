@@ -30,8 +30,8 @@ const STALE_MS = 60_000
 /** The envelope's end when `errors` is empty (spec: every answer ends with its `errors`). */
 const NO_ERRORS = Buffer.from(',"errors":[]}')
 
+/** An answer of the generation `current` names (the cache is emptied when it changes). */
 interface Kept {
-  readonly gen: string
   readonly rows: number | undefined
   readonly bytes: Buffer
   used: number
@@ -78,25 +78,23 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
   return {
     async execute(request: DataRequest, how: Execution) {
       const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}`
-      const known = kept.get(key)
-      if (known === undefined && !seen.has(key)) {
+      if (!kept.has(key) && !seen.has(key)) {
         seen.set(key, true)
         return inner.execute(request, how)
       }
       const gen = await answersGen(sql)
       if (gen !== current) {
-        // Nothing kept can be asked for again: room for the new generation's answers at once.
+        // What is kept is of another generation: no answer now, and its room is the new one's at once.
         kept.clear()
         current = gen
       }
+      // Looked up after the read: whatever is kept now is of `gen`.
+      const known = kept.get(key)
       if (known !== undefined) {
-        if (known.gen === gen) {
-          known.used = clock()
-          if (known.rows !== undefined) how.rows?.(known.rows)
-          hits++
-          return known.bytes
-        }
-        kept.delete(key)
+        known.used = clock()
+        if (known.rows !== undefined) how.rows?.(known.rows)
+        hits++
+        return known.bytes
       }
       misses++
       if (!admits(clock())) return inner.execute(request, how)
@@ -116,7 +114,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
       const keep = (answer: Buffer) => {
         // An answer that began under a generation since replaced is kept by no one.
         if (gen === current && answer.length <= largest && answer.subarray(-NO_ERRORS.length).equals(NO_ERRORS)) {
-          kept.set(key, { gen, rows, bytes: answer, used: clock() })
+          kept.set(key, { rows, bytes: answer, used: clock() })
         }
       }
       if (Buffer.isBuffer(body)) {
