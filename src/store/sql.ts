@@ -32,6 +32,12 @@ export interface Dialect {
    * rows written from then on. Absent where nothing is compressed (SQLite).
    */
   readonly uncompressed?: { readonly stored: string; keep(table: string, column: string): string }
+  /**
+   * What each serving connection keeps in memory of the ready pages it read
+   * (endpoints/shared/ready-pages.ts): `bytes` in all, and only the pages of answers of at
+   * most `answerBytes`. Where a read is dear, more is worth keeping.
+   */
+  readonly pageCache: { readonly bytes: number; readonly answerBytes: number }
 }
 
 /** What an engine does for substring search through a trigram index (store/trigram.ts). */

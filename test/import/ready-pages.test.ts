@@ -217,6 +217,36 @@ for (const backend of BACKENDS) {
       assert.notEqual(after.body, first.body)
     })
 
+    it("keeps a large answer's pages in memory only where reading them is dear (PostgreSQL)", async () => {
+      const ep = byService('warehouses')
+      // ~1,000 warehouses of ~400-byte names: a whole list of 2–3 pages over 256 KiB.
+      const long = Array.from({ length: 1000 }, (_, i) => ({
+        type: 'Справочник.Склады',
+        ref: uuid(`ready-pages-long-${i}`),
+        Код: `Д${String(i).padStart(8, '0')}`,
+        Наименование: `Склад ${String(i).padStart(5, '0')} ${'у дальней дороги '.repeat(12)}`,
+        ЭтоГруппа: false,
+      }))
+      const report = await importFixture(store.writer, long)
+      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      let byteReads = 0
+      const counted = new Proxy(store.writer, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver)
+          if (name !== 'readBytes') return typeof value === 'function' ? value.bind(target) : value
+          return (...args: Parameters<SqlPort['readBytes']>) => (byteReads++, target.readBytes(...args))
+        },
+      })
+      const first = await answer(counted, ep, '')
+      assert.deepEqual(first, await expected(store.writer, ep))
+      const size = Buffer.byteLength(first.body)
+      assert.ok(size > 256 * 1024 && size < 2 * 1024 * 1024, `answer of ${size} bytes`)
+      assert.deepEqual(await answer(counted, ep, ''), first)
+      assert.deepEqual(await answer(counted, ep, ''), first)
+      // SQLite reads them again (a file read is cheaper than keeping big buffers); PostgreSQL once.
+      assert.equal(byteReads, backend === 'sqlite' ? 3 : 1)
+    })
+
     it('streams a bucket longer than one read, page by page', async () => {
       const ep = byService('warehouses')
       const many = Array.from({ length: PAGE_ROWS * 17 + 3 }, (_, i) => ({

@@ -171,16 +171,6 @@ export interface StoredPage {
 /** Pages read per statement; a bucket cut by the limit is read again page by page. */
 const READ_LIMIT = 16
 
-/** What a store connection keeps of the pages it read last, in bytes (each serving thread has its own connection). */
-export const PAGE_CACHE_BYTES = 64 * 1024 * 1024
-/**
- * The largest answer whose pages are kept. Keeping buffers that an LRU soon drops is dearer
- * than reading them: each lives on into the old generation and needs a full collection to
- * go. With every 3-day period of orders' full forms (~390 KB each, ~95 MB in all) asked at
- * random, keeping them made the answers 30 % slower; short-form periods and whole short
- * lists are within this.
- */
-export const CACHED_ANSWER_BYTES = 256 * 1024
 /** What a store connection keeps of joined answers (joinedAnswer), in bytes. */
 export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024
 /** How many answers asked once are remembered (their ids only) for a second asking to keep. */
@@ -206,7 +196,7 @@ function cacheOf(sql: SqlPort): PageCache {
   let cache = caches.get(sql)
   if (cache === undefined) {
     cache = {
-      pages: new LRUCache({ maxSize: PAGE_CACHE_BYTES, sizeCalculation: (p) => (p.body?.length ?? 0) + 1 }),
+      pages: new LRUCache({ maxSize: sql.dialect.pageCache.bytes, sizeCalculation: (p) => (p.body?.length ?? 0) + 1 }),
       answers: new LRUCache({ maxSize: ANSWER_CACHE_BYTES, sizeCalculation: (b) => b.length + 1 }),
       seen: new Set(),
       kept: new Set(),
@@ -286,7 +276,7 @@ export async function readPages(
   const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body, n: Number(r.n), blobs: r.blobs ?? '' })
   const rows = await read(undefined, limit)
   if (rows.length <= limit) {
-    if (rows.length > 0 && rows.reduce((n, r) => n + (r.body?.length ?? 0), 0) <= CACHED_ANSWER_BYTES) {
+    if (rows.length > 0 && rows.reduce((n, r) => n + (r.body?.length ?? 0), 0) <= sql.dialect.pageCache.answerBytes) {
       kept.add(key)
       for (const r of rows) cache.set(cacheId(key, String(r.bucket), Number(r.seq)), { gen: Number(r.gen), body: own(r.body) })
     }
