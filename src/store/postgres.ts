@@ -77,10 +77,11 @@ export const postgresDialect: Dialect = {
   },
   // A page read is a round trip, the server's detoasting and sending, and node-pg's copies:
   // 2.8 ms for the 400 KB of a 3-day period of orders' full forms, against ~50 µs from a
-  // SQLite file. Kept whatever the answer's size (up to an eighth of the room), those
-  // requests went from ~640 to ~3,100/s at scale 100 (the pages of every day of orders'
-  // full forms are 98 MB: the room holds them).
-  pageCache: { bytes: 128 * 1024 * 1024, answerBytes: 16 * 1024 * 1024 },
+  // SQLite file. Kept for any answer the event loop gives (at most 1 MiB, pipeline/run.ts
+  // LOOP_BYTES), those requests went from ~400 to ~2,850/s at scale 100 (the pages of every
+  // day of orders' full forms are 98 MB: the room holds them). Larger answers run in the
+  // workers, one cache each: keeping theirs would multiply the memory by the workers.
+  pageCache: { bytes: 128 * 1024 * 1024, answerBytes: 1024 * 1024 },
 }
 
 /** `?` placeholders (outside quoted literals) → `$1, $2, …`. */
