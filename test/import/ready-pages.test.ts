@@ -79,6 +79,19 @@ async function pageCount(sql: SqlPort, model: string): Promise<{ pages: number; 
   return { pages: Number(r!.pages), rows: Number(r!.rows) }
 }
 
+/** `sql` with its byte reads (ready pages' bodies) counted. */
+function countingByteReads(sql: SqlPort): { counted: SqlPort; byteReads: () => number } {
+  let n = 0
+  const counted = new Proxy(sql, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver)
+      if (name !== 'readBytes') return typeof value === 'function' ? value.bind(target) : value
+      return (...args: Parameters<SqlPort['readBytes']>) => (n++, target.readBytes(...args))
+    },
+  })
+  return { counted, byteReads: () => n }
+}
+
 for (const backend of BACKENDS) {
   describe(`ready pages (${backend})`, () => {
     let store: TestStore
@@ -187,31 +200,24 @@ for (const backend of BACKENDS) {
       const day = String(days[Math.floor(days.length / 3)]!.d)
       const query = `from=${dmy(day)}&to=${dmy(next(day, 1))}`
       const period = { from: day, toExclusive: next(day, 2) }
-      let byteReads = 0
-      const counted = new Proxy(store.writer, {
-        get(target, name, receiver) {
-          const value = Reflect.get(target, name, receiver)
-          if (name !== 'readBytes') return typeof value === 'function' ? value.bind(target) : value
-          return (...args: Parameters<SqlPort['readBytes']>) => (byteReads++, target.readBytes(...args))
-        },
-      })
+      const { counted, byteReads } = countingByteReads(store.writer)
       const first = await answer(counted, ep, query)
       assert.deepEqual(first, await expected(store.writer, ep, period))
       assert.ok(first.rows > 0)
-      const reads = byteReads
+      const reads = byteReads()
       // The same pages at the same generation: their keys are read, not their bytes; asked
       // again, the joined answer is kept too (joinedAnswer), and given as it was built.
       assert.deepEqual(await answer(counted, ep, query), first)
       assert.deepEqual(await answer(counted, ep, query), first)
       assert.deepEqual(await answer(counted, ep, query), first)
-      assert.equal(byteReads, reads)
+      assert.equal(byteReads(), reads)
       const [doc] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [day])
       const source = [...demoFiles({ scale: 0.3, seed: 7 })].flatMap((f) => [...f.objects()]) as Record<string, unknown>[]
       const object = source.find((o) => o.ref === doc!.ref)!
       const report = await importFixture(store.writer, [{ ...object, Комментарий: 'страница перестроена' }])
       assert.ok(report.ok, JSON.stringify(report.invalid))
       const after = await answer(counted, ep, query)
-      assert.equal(byteReads, reads + 1)
+      assert.equal(byteReads(), reads + 1)
       assert.deepEqual(after, await expected(store.writer, ep, period))
       assert.ok(after.body.includes('страница перестроена'))
       assert.notEqual(after.body, first.body)
@@ -229,14 +235,7 @@ for (const backend of BACKENDS) {
       }))
       const report = await importFixture(store.writer, long)
       assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
-      let byteReads = 0
-      const counted = new Proxy(store.writer, {
-        get(target, name, receiver) {
-          const value = Reflect.get(target, name, receiver)
-          if (name !== 'readBytes') return typeof value === 'function' ? value.bind(target) : value
-          return (...args: Parameters<SqlPort['readBytes']>) => (byteReads++, target.readBytes(...args))
-        },
-      })
+      const { counted, byteReads } = countingByteReads(store.writer)
       const first = await answer(counted, ep, '')
       assert.deepEqual(first, await expected(store.writer, ep))
       const size = Buffer.byteLength(first.body)
@@ -245,7 +244,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await answer(counted, ep, ''), first)
       // SQLite reads them again (a file read is cheaper than keeping big buffers); PostgreSQL
       // keeps the pages of any answer the event loop gives (up to 1 MiB), so reads them once.
-      assert.equal(byteReads, backend === 'sqlite' ? 3 : 1)
+      assert.equal(byteReads(), backend === 'sqlite' ? 3 : 1)
     })
 
     it('streams a bucket longer than one read, page by page', async () => {
