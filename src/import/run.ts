@@ -23,7 +23,8 @@ class Rejected extends Error {}
 
 const MAX_WARNINGS = 50
 
-export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> | Iterable<Entry>): Promise<ImportReport> {
+/** `ready: 'later'`: the read models wait for `rebuildDeferred` (ImportBatch.finish). */
+export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> | Iterable<Entry>, options: { ready?: 'now' | 'later' } = {}): Promise<ImportReport> {
   const counts: Record<string, number> = {}
   const invalid: InvalidLine[] = []
   const warnings: string[] = []
@@ -50,7 +51,7 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
         counts[label] = (counts[label] ?? 0) + 1
       }
       if (invalid.length > 0) throw new Rejected()
-      const dangling = await batch.finish()
+      const dangling = await batch.finish({ ready: options.ready ?? 'now' })
       if (dangling) warnings.push(dangling)
     })
   } catch (err) {

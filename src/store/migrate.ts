@@ -11,6 +11,7 @@ import { rebuildReadModels } from '../import/read-models.js'
 import { newAnswersGen } from './answers-gen.js'
 import { READY_ANSWERS, migrateReady } from '../import/ready.js'
 import { readyTable } from '../endpoints/shared/ready-bytes.js'
+import { rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
 import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
 import type { TableDef } from './schema.js'
 import type { SqlPort } from './sql.js'
@@ -59,9 +60,12 @@ export async function getMeta(sql: SqlPort, key: string): Promise<string | undef
   return rows[0]?.value
 }
 
-async function setMeta(sql: SqlPort, key: string, value: string): Promise<void> {
+export async function setMeta(sql: SqlPort, key: string, value: string): Promise<void> {
   await sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
 }
+
+/** Set while batches finished with `ready: 'later'` await `rebuildDeferred` (import/batch.ts). */
+export const READY_PENDING = 'ready_pending'
 
 export interface MigrateOptions {
   /** Told what the store had to do without (pg_trgm not creatable): the migration goes on. */
@@ -86,13 +90,15 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   }
   await keepWhole(sql, tables)
   const trigrams = await setUpTrigrams(sql, options.warn ?? stderrWarning)
+  // A load that deferred its read models stopped before building them: every one is rebuilt.
+  const pending = (await getMeta(sql, READY_PENDING)) !== undefined
   const stale: ReadModel[] = []
   for (const model of models) {
     const search = model.search ?? []
     // An index that could not be made before (no pg_trgm then) is made as soon as it can be.
     const index = trigrams && search.length > 0 ? sql.dialect.trigram.create(model.table, search) : ''
     const sig = signature(model)
-    if ((await getMeta(sql, `read_model:${model.table}`)) === sig) {
+    if (!pending && (await getMeta(sql, `read_model:${model.table}`)) === sig) {
       if (index && (await missingTrigramIndexes(sql, [model])).length > 0) {
         await sql.exec(index)
         // An index the engine does not fill itself starts empty: give it the rows already there.
@@ -112,6 +118,10 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
   await migrateDerived(sql, DERIVED_TABLES)
   await migrateReady(sql, stale.map((m) => m.table))
+  if (pending) {
+    await rebuildCashAccounts(sql)
+    await sql.run('DELETE FROM meta WHERE key = ?', [READY_PENDING])
+  }
   // A rebuilt model or answer may print differently: answers kept by servers are stale.
   await newAnswersGen(sql)
 }
@@ -138,6 +148,7 @@ async function keepWhole(sql: SqlPort, tables: readonly TableDef[]): Promise<voi
  */
 export async function outdated(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS): Promise<string[]> {
   const stale: string[] = []
+  if ((await getMeta(sql, READY_PENDING)) !== undefined) stale.push('read models (a demo stopped before building them)')
   for (const model of models) if ((await getMeta(sql, `read_model:${model.table}`)) !== signature(model)) stale.push(model.table)
   for (const d of DERIVED_TABLES) if ((await getMeta(sql, `derived:${d.name}`)) !== derivedSignature(d)) stale.push(d.name)
   for (const answer of READY_ANSWERS) if ((await getMeta(sql, `ready:${answer.name}`)) !== String(answer.version)) stale.push(answer.name)

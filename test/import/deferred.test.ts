@@ -1,0 +1,124 @@
+// The demo's read models built once at its end (ImportBatch.finish `ready: 'later'`,
+// rebuildDeferred): the store it leaves prints exactly what the same files imported one
+// transaction at a time leave, and a load stopped before that rebuild is refused by `serve`
+// and finished by the next writing command (decision "The demo builds its read models once").
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { writeDemo } from '../../src/cli/demo.js'
+import { demoFiles } from '../../src/demo/generate.js'
+import { rebuildDeferred } from '../../src/import/batch.js'
+import { READ_MODELS } from '../../src/endpoints/index.js'
+import { importEntries } from '../../src/import/run.js'
+import { READY_PENDING, getMeta, migrate, outdated } from '../../src/store/migrate.js'
+import type { Row, SqlPort } from '../../src/store/sql.js'
+import { BACKENDS, importFixture } from '../support/app.js'
+import { createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+/** What the store prints from: every read model, ready page, ready answer and cash account, less the random generations. */
+const PRINTED = [...READ_MODELS.map((m) => m.table), 'ready_pages', 'ready_answers', 'cash_accounts']
+/**
+ * A read model's printed columns. Its search columns are left out: PostgreSQL joins a
+ * specification's material texts in no particular order (specifications.ts), which a
+ * substring test does not see.
+ */
+const columnsOf = (table: string): string => {
+  const model = READ_MODELS.find((m) => m.table === table)
+  if (!model) return '*'
+  return ['ref', 'short', ...(model.rowKey ? [model.rowKey] : []), ...(model.full ? ['full_form', 'full_issue', 'full_blobs'] : [])].join(', ')
+}
+
+async function printed(sql: SqlPort): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  for (const table of PRINTED) {
+    // Of the ready answers, the generation requests read (an older one stays for readers in flight).
+    const current = table === 'ready_answers' ? ' r WHERE gen = (SELECT MAX(gen) FROM ready_answers x WHERE x.name = r.name)' : ''
+    const rows = await sql.all<Row>(`SELECT ${columnsOf(table)} FROM ${table}${current}`)
+    const lines = rows.map((r) =>
+      JSON.stringify(
+        Object.entries(r)
+          .filter(([k]) => k !== 'gen')
+          .map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('base64') : v]),
+      ),
+    )
+    out.set(table, lines.sort())
+  }
+  return out
+}
+
+const count = async (sql: SqlPort, table: string): Promise<number> => Number((await sql.all<Row>(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
+
+for (const backend of BACKENDS) {
+  describe(`read models built once at the end of a load (${backend})`, () => {
+    const stores: TestStore[] = []
+    const store = async () => {
+      const s = await createTestStore(backend)
+      stores.push(s)
+      return s.writer
+    }
+    after(async () => {
+      for (const s of stores) {
+        if (backend !== 'pglite') await s.writer.close()
+        await s.cleanup()
+      }
+    })
+
+    let byFile: Map<string, string[]>
+    let byFileSql: SqlPort
+    let onceSql: SqlPort
+    before(async () => {
+      const sql = await store()
+      byFileSql = sql
+      for (const file of demoFiles({ scale: 0.3, seed: 7 })) {
+        const report = await importFixture(sql, [...file.objects()])
+        assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      }
+      byFile = await printed(sql)
+    })
+
+    it('prints exactly what the same files imported one transaction at a time print', async () => {
+      const sql = await store()
+      onceSql = sql
+      await writeDemo(sql, 0.3, 7, true)
+      const once = await printed(sql)
+      for (const table of PRINTED) {
+        assert.ok(byFile.get(table)!.length > 0, `${table} is empty`)
+        assert.deepEqual(once.get(table), byFile.get(table), table)
+      }
+      assert.equal(await getMeta(sql, READY_PENDING), undefined)
+      assert.deepEqual(await outdated(sql), [])
+    })
+
+    it('prints a name changed after the register the same way (the cash accounts)', async () => {
+      const organization = [...demoFiles({ scale: 0.3, seed: 7 })[0]!.objects()].find((o) => o.type === 'Справочник.Организации')!
+      const renamed = { ...organization, Наименование: 'ООО "Переименованная"' }
+      assert.ok((await importFixture(byFileSql, [renamed])).ok)
+      assert.ok((await importEntries(onceSql, [{ line: 1, value: renamed }], { ready: 'later' })).ok)
+      await rebuildDeferred(onceSql)
+      const [{ n }] = (await onceSql.all<Row>("SELECT count(*) AS n FROM cash_accounts WHERE org_name = 'ООО \"Переименованная\"'")) as [Row]
+      assert.ok(Number(n) > 0)
+      assert.deepEqual(await printed(onceSql), await printed(byFileSql))
+    })
+
+    it('leaves a load stopped before its rebuild to the next writing command; serve refuses it meanwhile', async () => {
+      const sql = await store()
+      const [catalogues] = demoFiles({ scale: 0.3, seed: 7 })
+      const report = await importEntries(
+        sql,
+        [...catalogues!.objects()].map((value, i) => ({ line: i + 1, value })),
+        { ready: 'later' },
+      )
+      assert.ok(report.ok)
+      assert.ok((await count(sql, 'cat_warehouses')) > 0)
+      assert.equal(await count(sql, 'api_warehouses'), 0)
+      assert.equal(await getMeta(sql, READY_PENDING), '1')
+      assert.deepEqual(await outdated(sql), ['read models (a demo stopped before building them)'])
+      // What any writing command runs when it opens the store.
+      await sql.transaction(() => migrate(sql))
+      assert.equal(await getMeta(sql, READY_PENDING), undefined)
+      assert.deepEqual(await outdated(sql), [])
+      assert.equal(await count(sql, 'api_warehouses'), await count(sql, 'cat_warehouses'))
+      assert.equal(await count(sql, 'api_materials'), await count(sql, 'cat_nomenclature'))
+    })
+  })
+}
