@@ -79,17 +79,30 @@ async function pageCount(sql: SqlPort, model: string): Promise<{ pages: number; 
   return { pages: Number(r!.pages), rows: Number(r!.rows) }
 }
 
-/** `sql` with its byte reads (ready pages' bodies) counted. */
-function countingByteReads(sql: SqlPort): { counted: SqlPort; byteReads: () => number } {
+/**
+ * `sql` with its byte reads (ready pages' bodies) counted, and the rows they returned;
+ * `beforeNextRead` runs a write just before the next byte read (an import racing a request).
+ */
+function countingByteReads(sql: SqlPort) {
   let n = 0
+  let rows = 0
+  let hook: (() => Promise<void>) | undefined
   const counted = new Proxy(sql, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver)
       if (name !== 'readBytes') return typeof value === 'function' ? value.bind(target) : value
-      return (...args: Parameters<SqlPort['readBytes']>) => (n++, target.readBytes(...args))
+      return async (...args: Parameters<SqlPort['readBytes']>) => {
+        const write = hook
+        hook = undefined
+        await write?.()
+        n++
+        const read = await target.readBytes(...args)
+        rows += read.length
+        return read
+      }
     },
   })
-  return { counted, byteReads: () => n }
+  return { counted, byteReads: () => n, rowsRead: () => rows, beforeNextRead: (write: () => Promise<void>) => void (hook = write) }
 }
 
 for (const backend of BACKENDS) {
@@ -198,9 +211,11 @@ for (const backend of BACKENDS) {
       const ep = byService('payments')
       const days = await store.writer.all<Row>('SELECT DISTINCT substr(expense_date, 1, 10) AS d FROM api_payments ORDER BY d')
       const day = String(days[Math.floor(days.length / 3)]!.d)
-      const query = `from=${dmy(day)}&to=${dmy(next(day, 1))}`
-      const period = { from: day, toExclusive: next(day, 2) }
-      const { counted, byteReads } = countingByteReads(store.writer)
+      // Two days that both have payments: two pages, one of which the import below rebuilds.
+      const day2 = String(days[Math.floor(days.length / 3) + 1]!.d)
+      const query = `from=${dmy(day)}&to=${dmy(day2)}`
+      const period = { from: day, toExclusive: next(day2, 1) }
+      const { counted, byteReads, rowsRead, beforeNextRead } = countingByteReads(store.writer)
       const first = await answer(counted, ep, query)
       assert.deepEqual(first, await expected(store.writer, ep, period))
       assert.ok(first.rows > 0)
@@ -216,11 +231,30 @@ for (const backend of BACKENDS) {
       const object = source.find((o) => o.ref === doc!.ref)!
       const report = await importFixture(store.writer, [{ ...object, Комментарий: 'страница перестроена' }])
       assert.ok(report.ok, JSON.stringify(report.invalid))
+      const rowsBefore = rowsRead()
       const after = await answer(counted, ep, query)
       assert.equal(byteReads(), reads + 1)
+      // Only the rebuilt day's page: the other day's is still the one kept.
+      assert.equal(rowsRead() - rowsBefore, 1)
       assert.deepEqual(after, await expected(store.writer, ep, period))
       assert.ok(after.body.includes('страница перестроена'))
       assert.notEqual(after.body, first.body)
+
+      // A page rebuilt again between the keys and the bytes: the answer is read whole, never
+      // one day's new page beside the other day's old one.
+      const [doc2] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [day2])
+      const object2 = source.find((o) => o.ref === doc2!.ref)!
+      assert.ok((await importFixture(store.writer, [{ ...object, Комментарий: 'первая правка' }])).ok)
+      beforeNextRead(async () => {
+        const raced = await importFixture(store.writer, [
+          { ...object, Комментарий: 'вторая правка' },
+          { ...object2, Комментарий: 'правка второго дня' },
+        ])
+        assert.ok(raced.ok, JSON.stringify(raced.invalid))
+      })
+      const raced = await answer(counted, ep, query)
+      assert.deepEqual(raced, await expected(store.writer, ep, period))
+      assert.ok(raced.body.includes('вторая правка') && raced.body.includes('правка второго дня'))
     })
 
     it("keeps a large answer's pages in memory only where reading them is dear (PostgreSQL)", async () => {
