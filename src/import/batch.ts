@@ -6,7 +6,7 @@
 import { READ_MODELS } from '../endpoints/index.js'
 import { printsAny, rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
 import { newAnswersGen } from '../store/answers-gen.js'
-import { READY_PENDING, setMeta } from '../store/migrate.js'
+import { READY_PENDING, deleteMeta, setMeta } from '../store/migrate.js'
 import type { SqlPort } from '../store/sql.js'
 import { DerivedChanges } from './derived.js'
 import { rebuildReadModels } from './read-models.js'
@@ -53,9 +53,12 @@ export class ImportBatch {
     await w.flush()
     const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
     if (options.ready === 'later') await setMeta(this.#sql, READY_PENDING, '1')
-    else await rebuildReadModels(this.#sql, READ_MODELS, touched)
-    const settle = this.#sql.dialect.trigram.settle
-    if (settle) await this.#sql.all(settle)
+    else {
+      await rebuildReadModels(this.#sql, READ_MODELS, touched)
+      // Only read models hold trigram indexes: with none written there is nothing to merge.
+      const settle = this.#sql.dialect.trigram.settle
+      if (settle) await this.#sql.all(settle)
+    }
     await this.#derived.update()
     if (options.ready !== 'later') {
       // The statement's accounts print names the register does not hold (its own changes are the derived update's).
@@ -88,7 +91,7 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
     await rebuildCashAccounts(sql)
     await refreshReadyAnswers(sql, 'all')
     await newAnswersGen(sql)
-    await sql.run('DELETE FROM meta WHERE key = ?', [READY_PENDING])
+    await deleteMeta(sql, READY_PENDING)
   })
 }
 

@@ -64,6 +64,10 @@ export async function setMeta(sql: SqlPort, key: string, value: string): Promise
   await sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
 }
 
+export async function deleteMeta(sql: SqlPort, key: string): Promise<void> {
+  await sql.run('DELETE FROM meta WHERE key = ?', [key])
+}
+
 /** Set while batches finished with `ready: 'later'` await `rebuildDeferred` (import/batch.ts). */
 export const READY_PENDING = 'ready_pending'
 
@@ -120,7 +124,7 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   await migrateReady(sql, stale.map((m) => m.table))
   if (pending) {
     await rebuildCashAccounts(sql)
-    await sql.run('DELETE FROM meta WHERE key = ?', [READY_PENDING])
+    await deleteMeta(sql, READY_PENDING)
   }
   // A rebuilt model or answer may print differently: answers kept by servers are stale.
   await newAnswersGen(sql)
