@@ -8,6 +8,7 @@ import { printsAny, rebuildCashAccounts } from '../endpoints/shared/cash-account
 import { newAnswersGen } from '../store/answers-gen.js'
 import { READY_PENDING, deleteMeta, setMeta } from '../store/migrate.js'
 import type { SqlPort } from '../store/sql.js'
+import { renewStatistics } from '../store/statistics.js'
 import { DerivedChanges } from './derived.js'
 import { rebuildReadModels } from './read-models.js'
 import { refreshReadyAnswers } from './ready.js'
@@ -51,6 +52,8 @@ export class ImportBatch {
   async finish(options: { dangling?: boolean; ready?: 'now' | 'later' } = {}): Promise<string | undefined> {
     const w = this.#writer
     await w.flush()
+    // The read models read what the batch wrote, joined: planned by the tables as they are now.
+    await renewStatistics(this.#sql)
     const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
     if (options.ready === 'later') await setMeta(this.#sql, READY_PENDING, '1')
     else {

@@ -38,6 +38,13 @@ export interface Dialect {
    * most `answerBytes`. Where a read is dear, more is worth keeping.
    */
   readonly pageCache: { readonly bytes: number; readonly answerBytes: number }
+  /**
+   * Where the planner chooses joins by statistics that only a later, separate process
+   * gathers (PostgreSQL's autovacuum, after the commit): `changed` names, as `name`, the
+   * tables grown by more than a fifth since their statistics were last gathered,
+   * and `gather` renews a table's statistics inside the transaction (store/statistics.ts).
+   */
+  readonly statistics?: { readonly changed: string; gather(table: string): string }
 }
 
 /** What an engine does for substring search through a trigram index (store/trigram.ts). */

@@ -10,6 +10,7 @@
 import type { DerivedTable } from '../../import/derived.js'
 import type { TableDef } from '../../store/schema.js'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
+import { renewStatistics } from '../../store/statistics.js'
 import { cashAccountsTable, rebuildCashAccounts } from './cash-accounts.js'
 import { cumulativeTables, rebuildCumulative, updateCumulative } from './cash-cumulative.js'
 
@@ -84,6 +85,7 @@ async function rebuildKeys(sql: SqlPort, keys: ReadonlySet<string>): Promise<voi
   await sql.exec(tempDdl)
   await sql.run(`DELETE FROM ${touched.name}`)
   await sql.insertRows(touched.name, [...KEY, 'level', 'start', 'lo', 'hi'], [...rows.values()])
+  await renewStatistics(sql, [touched.name])
   // CROSS JOIN keeps the touched keys the outer loop in SQLite (elsewhere it is a plain
   // join): each key is then one range of the source's key index.
   const join = 't.organization = c.organization AND t.account = c.account AND t.account_type = c.account_type'
