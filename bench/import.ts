@@ -3,9 +3,14 @@
 // what the table writes alone cost (no validation, read models, derived tables or
 // reference check), each measured on its own.
 // Environment: BENCH_SCALE (default 1); DOCGATE_BENCH_PG_URL or DOCGATE_TEST_PG_URL (also
-// measure on PostgreSQL, in databases created there and dropped).
+// measure on PostgreSQL, in databases created there and dropped); BENCH_IMPORT_BASELINE, a
+// git revision: also import the same files on SQLite by that revision's code, built apart,
+// alternated with this code for BENCH_ROUNDS rounds (default 5), and print the median ratio
+// (issue 12: the import must stay within 25 % of the objects/s before its structures; its
+// revision is 4e29d42). Figures taken on different days are not comparable on this machine.
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createWriteStream, readFileSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import pg from 'pg'
@@ -16,7 +21,7 @@ import { validate } from '../src/import/validate.js'
 import type { Operation } from '../src/import/validate.js'
 import { Writer } from '../src/import/writer.js'
 import { openWritable } from '../src/store/open.js'
-import { benchDir } from './harness.js'
+import { benchDir, ROOT } from './harness.js'
 
 const scale = Number(process.env.BENCH_SCALE ?? '1')
 const dir = benchDir()
@@ -83,6 +88,42 @@ async function measure(engine: string, db: () => Promise<{ location: string; dro
   }
   await floor.close()
   await floorTarget.drop()
+}
+
+/** The code of `revision` checked out under `dir` and built there, with this checkout's packages. */
+function buildRevision(revision: string, dir: string): string {
+  const root = join(dir, `rev-${revision.replace(/[^A-Za-z0-9]/g, '_')}`)
+  mkdirSync(root, { recursive: true })
+  execFileSync('sh', ['-c', `git -C "${ROOT}" archive "${revision}" | tar -x -C "${root}"`], { stdio: 'inherit' })
+  if (!existsSync(join(root, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'))
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' })
+  return root
+}
+
+/** Seconds one import of every file takes with the code under `root`, in a process of its own. */
+function timedRun(root: string, store: string): number {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/bench/import-run.js'), root, store, ...files.map((f) => f.path)], { encoding: 'utf8' })
+  return Number(out.trim().split('\n').at(-1))
+}
+
+const baseline = process.env.BENCH_IMPORT_BASELINE
+if (baseline) {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? '5')
+  const objects = files.reduce((n, f) => n + f.objects, 0)
+  const base = buildRevision(baseline, dir)
+  console.log(`\nSQLite, ${baseline} against this code, alternated (objects/s)`)
+  console.log(`${'round'.padEnd(8)}${baseline.padStart(12)}${'this code'.padStart(12)}${'ratio'.padStart(8)}`)
+  const ratios: number[] = []
+  for (let round = 1; round <= rounds; round++) {
+    const before = objects / timedRun(base, join(dir, 'baseline.db'))
+    const now = objects / timedRun(ROOT, join(dir, 'current.db'))
+    ratios.push(now / before)
+    console.log(`${String(round).padEnd(8)}${Math.round(before).toString().padStart(12)}${Math.round(now).toString().padStart(12)}${(now / before).toFixed(2).padStart(8)}`)
+  }
+  const sorted = [...ratios].sort((a, b) => a - b)
+  const mid = sorted.length / 2
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  console.log(`median ratio ${median.toFixed(2)} (range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}); within 25 %: ${median >= 0.75 ? 'yes' : 'no'}`)
 }
 
 let n = 0

@@ -1,0 +1,29 @@
+// One timed import of NDJSON files into a new SQLite store by the code under `root` (a
+// built checkout: its dist/), for bench/import.ts's comparison with an earlier revision.
+// A process per run, so that no run inherits another's heap or page cache of the store.
+// Usage: node dist/bench/import-run.js <root> <store file> <file>…; prints the seconds.
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+const [root, store, ...paths] = process.argv.slice(2)
+if (!root || !store || paths.length === 0) throw new Error('usage: import-run <root> <store file> <file>…')
+const load = async <T>(module: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist/src', module)).href)) as T
+
+type Report = { readonly ok: boolean; readonly invalid: readonly unknown[] }
+const { openWritable } = await load<{ openWritable(location: string): Promise<{ close(): Promise<void> }> }>('store/open.js')
+const { importEntries } = await load<{ importEntries(sql: unknown, entries: AsyncIterable<unknown>): Promise<Report> }>('import/run.js')
+const { readEntries } = await load<{ readEntries(path: string): AsyncIterable<unknown> }>('import/read.js')
+
+for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
+const sql = await openWritable(store)
+let seconds = 0
+for (const path of paths) {
+  const t0 = process.hrtime.bigint()
+  const report = await importEntries(sql, readEntries(path))
+  seconds += Number(process.hrtime.bigint() - t0) / 1e9
+  if (!report.ok) throw new Error(`${path} rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
+}
+await sql.close()
+for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
+console.log(seconds.toFixed(3))
