@@ -18,6 +18,7 @@ export function timedSql(sql: SqlPort, observe: (seconds: number) => void): SqlP
     run: (text, params) => timed(sql.run(text, params)),
     runMany: (text, rows) => sql.runMany(text, rows),
     insertRows: (table, columns, rows) => sql.insertRows(table, columns, rows),
+    fillKeys: (table, refs) => sql.fillKeys(table, refs),
     upsertRows: (table, columns, key, rows) => sql.upsertRows(table, columns, key, rows),
     insertNew: (table, columns, rows) => sql.insertNew(table, columns, rows),
     selectIn: (table, columns, column, keys) => timed(sql.selectIn(table, columns, column, keys)),

@@ -100,9 +100,7 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
 
 async function danglingRefs(sql: SqlPort, refs: ReadonlySet<string>): Promise<string[]> {
   if (refs.size === 0) return []
-  await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _seen (ref TEXT PRIMARY KEY)')
-  await sql.run('DELETE FROM _seen')
-  await sql.insertRows('_seen', ['ref'], [...refs].map((r) => [r]))
+  await sql.fillKeys('_seen', refs)
   // NOT EXISTS, not NOT IN: PostgreSQL runs NOT IN over a subquery larger than work_mem as
   // one scan of `objects` per row (minutes a batch at a million objects); this is an anti-join.
   const rows = await sql.all<{ ref: string }>('SELECT s.ref FROM _seen s WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.ref = s.ref) ORDER BY s.ref')

@@ -77,7 +77,7 @@ function canSee(model: ReadModel, touched: Touched): boolean {
 }
 
 export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: Touched | 'all'): Promise<number> {
-  await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _touched (ref TEXT PRIMARY KEY); CREATE TEMP TABLE IF NOT EXISTS _affected (ref TEXT PRIMARY KEY);')
+  await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _affected (ref TEXT PRIMARY KEY)')
   let traced = false
   let built = 0
   for (const model of models) {
@@ -98,8 +98,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
       if (!traced) {
-        await sql.run('DELETE FROM _touched')
-        await sql.insertRows('_touched', ['ref'], [...touched.refs].map((r) => [r]))
+        await sql.fillKeys('_touched', touched.refs)
         traced = true
       }
       const branches = columnsToTrace(model.source, touched.types).map(

@@ -43,9 +43,7 @@ async function affected(sql: SqlPort, answer: ReadyAnswer, touched: Touched): Pr
     return [...touched.types].some((t) => allowsType(targets, t))
   })
   if (traced.length === 0) return false
-  await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED} (ref TEXT PRIMARY KEY)`)
-  await sql.run(`DELETE FROM ${TOUCHED}`)
-  await sql.insertRows(TOUCHED, ['ref'], [...touched.refs].map((r) => [r]))
+  await sql.fillKeys(TOUCHED, touched.refs)
   const hits = await sql.all(`SELECT 1 AS hit FROM ${table} WHERE ${traced.map((c) => `${c} IN (SELECT ref FROM ${TOUCHED})`).join(' OR ')} LIMIT 1`)
   return hits.length > 0
 }

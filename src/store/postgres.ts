@@ -220,6 +220,12 @@ export class PgStore implements SqlPort {
     await this.#bulk(table, columns, rows, '')
   }
 
+  async fillKeys(table: string, refs: Iterable<string>): Promise<void> {
+    await this.exec(`CREATE TEMP TABLE IF NOT EXISTS ${table} (ref TEXT PRIMARY KEY)`)
+    await this.run(`DELETE FROM ${table}`)
+    await this.insertRows(table, ['ref'], [...refs].map((r) => [r]))
+  }
+
   async upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
     const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`)
     await this.#bulk(table, columns, rows, `ON CONFLICT (${key.join(', ')}) DO ${set.length > 0 ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`)

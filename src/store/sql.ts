@@ -108,6 +108,12 @@ export interface SqlPort {
   /** Bulk insert (import), done the way the engine is fastest: multi-row statements over the
    *  network (PostgreSQL), one prepared single-row statement per row in-process (SQLite). */
   insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
+  /**
+   * Makes the session's temp table `table` (one column `ref`, its primary key; created when
+   * missing) hold exactly `refs`, no two alike: the key lists an import's statements join with
+   * (`… IN (SELECT ref FROM table)`), filled the way the engine takes a list fastest.
+   */
+  fillKeys(table: string, refs: Iterable<string>): Promise<void>
   /** Bulk insert that replaces the other columns of a row whose `key` columns are stored
    *  already; no two rows may share a key. Done the way insertRows is. */
   upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>

@@ -42,6 +42,16 @@ for (const backend of BACKENDS) describe(`${backend}: bulk writes of the store p
     assert.equal(after.length, AWKWARD.length + 2)
   })
 
+  it('fills a temp key table with exactly the refs given, again and again, and empties it for none', async () => {
+    const keys = () => sql.all<{ ref: string }>('SELECT ref FROM _bulk_keys ORDER BY ref').then((rows) => rows.map((r) => r.ref))
+    await sql.transaction(() => sql.fillKeys('_bulk_keys', new Set(AWKWARD)))
+    assert.deepEqual(await keys(), [...AWKWARD].sort((a, b) => (Buffer.from(a) < Buffer.from(b) ? -1 : 1)))
+    await sql.transaction(() => sql.fillKeys('_bulk_keys', ['one']))
+    assert.deepEqual(await keys(), ['one'])
+    await sql.transaction(() => sql.fillKeys('_bulk_keys', []))
+    assert.deepEqual(await keys(), [])
+  })
+
   it('selects and deletes by a list of keys, returning what it deleted', async () => {
     await sql.insertRows('bulk_t', ['k', 's', 'i'], [['a', 'x', 1], ['b', 'x', 2], ['c', 'y', 3], ["d'", 'y', 4]])
     assert.deepEqual(await sql.selectIn('bulk_t', ['k', 'i'], 's', ['y', 'none']), [{ k: 'c', i: 3 }, { k: "d'", i: 4 }])
