@@ -93,7 +93,10 @@ export const postgresDialect: Dialect = {
       "AND pg_relation_size(c.oid) > greatest(65536, 1.2 * c.relpages * current_setting('block_size')::int) ORDER BY 1",
     // A sample of 3,000 rows, not 30,000: join estimates need the counts and distinct values,
     // which it gives, at a tenth of the cost (~1.2 s of a scale-10 import with the default).
-    gather: (table) => `SET LOCAL default_statistics_target = 10; ANALYZE ${table}`,
+    // The lock an ANALYZE takes is held to the commit: a table another writer or autovacuum
+    // is analyzing is skipped rather than waited for (names come sorted, so two writers
+    // analyzing the same tables could not wait on each other in a circle either).
+    gather: (table) => `SET LOCAL default_statistics_target = 10; ANALYZE (SKIP_LOCKED) ${table}`,
   },
 }
 

@@ -5,6 +5,7 @@
 // autovacuum. SQLite plans by its indexes and is given nothing to run.
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import pg from 'pg'
 import { demoFiles } from '../../src/demo/generate.js'
 import { renewStatistics } from '../../src/store/statistics.js'
 import type { SqlPort } from '../../src/store/sql.js'
@@ -56,6 +57,31 @@ for (const backend of BACKENDS.filter((b) => b !== 'sqlite')) describe(`${backen
     const keys = await count(sql, '_cash_touched')
     assert.ok(keys > 500, `${keys} keys`)
     assert.equal(await counted(sql, '_cash_touched'), keys)
+  })
+})
+
+if (BACKENDS.includes('postgres')) describe('postgres: statistics renewed beside another writer', () => {
+  it('skips a table another transaction is analyzing rather than wait for its commit', async () => {
+    const store = await createTestStore('postgres')
+    const other = new pg.Client({ connectionString: store.location })
+    await other.connect()
+    try {
+      assert.equal((await importFixture(store.writer, file('catalogues'))).ok, true)
+      await other.query('BEGIN')
+      await other.query('ANALYZE doc_supplier_orders_goods')
+      const imported = importFixture(store.writer, file('supplier-orders')).then((r) => r.ok)
+      const waited = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref())
+      assert.equal(await Promise.race([imported, waited]), true)
+      await other.query('ROLLBACK')
+      // Not the batch's 2,022 rows: the count stays the one the other transaction took of the
+      // empty table (PostgreSQL writes counts in place; its rollback keeps them).
+      assert.equal(await counted(store.writer, 'doc_supplier_orders_goods'), 0)
+      assert.equal(await counted(store.writer, 'doc_supplier_orders'), 300)
+    } finally {
+      await other.end()
+      await store.writer.close()
+      await store.cleanup()
+    }
   })
 })
 
