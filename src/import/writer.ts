@@ -12,7 +12,7 @@
 import { OWNER_LINKS, objectType } from '../model/objects.js'
 import type { ObjectType } from '../model/define.js'
 import type { Operation } from './validate.js'
-import { BLOB_CHUNK, chunkRows, chunkTable } from '../store/blobs.js'
+import { chunkRows, chunkTable } from '../store/blobs.js'
 import type { SqlPort, SqlValue } from '../store/sql.js'
 import type { DerivedChanges } from './derived.js'
 
@@ -24,8 +24,8 @@ type Rows = SqlValue[][]
 const MAX_ROWS = 10_000
 /** Buffered attachment bytes that make it full. */
 const MAX_BYTES = 32 * 1024 * 1024
-/** Attachment chunks sent in one statement: about 8 MiB. */
-const CHUNKS_PER_STATEMENT = Math.max(1, Math.floor((8 * 1024 * 1024) / BLOB_CHUNK))
+/** Attachment chunks sent in one statement: up to 8 MiB of them (one chunk at least). */
+const STATEMENT_BYTES = 8 * 1024 * 1024
 
 /** Rows grouped by table and column list, in first-seen order. */
 class Groups {
@@ -156,12 +156,24 @@ export class Writer {
     }
     for (const g of headers) await sql.upsertRows(g.table, g.columns, ['ref'], g.rows)
     for (const g of parts) await sql.insertRows(g.table, g.columns, g.rows)
-    // Attachment content goes a few chunks per statement: one statement for all of them
-    // would bind the whole buffer's megabytes at once.
+    // Attachment content goes up to STATEMENT_BYTES per statement: one statement for all of
+    // it would bind the whole buffer's megabytes at once. Counted in bytes, not chunks: ten
+    // chunks a statement sent the scale-10 demo's 7,328 small files (~2.5 KB) as 733 round
+    // trips to PostgreSQL, now 4 (the same time on one machine, where they overlap parsing;
+    // each is a network round trip to a server elsewhere).
     for (const [table, rows] of chunks) {
-      for (let i = 0; i < rows.length; i += CHUNKS_PER_STATEMENT) {
-        await sql.insertRows(table, ['owner', 'seq', 'chunk'], rows.slice(i, i + CHUNKS_PER_STATEMENT))
+      let start = 0
+      let bytes = 0
+      for (let i = 0; i < rows.length; i++) {
+        const size = (rows[i]![2] as Buffer).length
+        if (i > start && bytes + size > STATEMENT_BYTES) {
+          await sql.insertRows(table, ['owner', 'seq', 'chunk'], rows.slice(start, i))
+          start = i
+          bytes = 0
+        }
+        bytes += size
       }
+      await sql.insertRows(table, ['owner', 'seq', 'chunk'], rows.slice(start))
     }
   }
 

@@ -20,6 +20,20 @@ const demand = (key: string, quantities: number[]) => ({
   Дата: '2024-03-05T10:00:00',
   Материалы: quantities.map((q) => ({ Количество: q })),
 })
+/** `sql` whose insertRows first calls `see` (which may throw, failing that write). */
+const beforeInsert = (sql: SqlPort, see: (table: string, rows: readonly (readonly SqlValue[])[]) => void): SqlPort =>
+  new Proxy(sql, {
+    get(target, key) {
+      if (key === 'insertRows') {
+        return async (table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]) => {
+          see(table, rows)
+          return target.insertRows(table, columns, rows)
+        }
+      }
+      const value: unknown = Reflect.get(target, key, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 const shorts = async (sql: SqlPort, table: string) =>
   (await sql.all<{ short: Buffer }>(`SELECT short FROM ${table} ORDER BY ref`)).map((r) => JSON.parse(r.short.toString()) as unknown)
 
@@ -76,6 +90,30 @@ for (const backend of BACKENDS) describe(`${backend}: one file writes as its lin
     assert.deepEqual(await sql.all('SELECT owner, seq, chunk FROM cat_attachments_data'), [{ owner: uuid('f'), seq: 0, chunk: Buffer.from([0, 1, 2]) }])
   })
 
+  it('sends attachment content up to 8 MiB per statement, small files many to one', async () => {
+    const sizes: number[][] = []
+    const spy = beforeInsert(sql, (table, rows) => {
+      if (table === 'cat_attachments_data') sizes.push(rows.map((r) => (r[2] as Buffer).length))
+    })
+    const file = (key: string, bytes: number) => ({
+      type: FILE,
+      ref: uuid(key),
+      Объект: { type: 'Документ.ТребованиеНакладная', ref: uuid('t') },
+      ИмяФайла: `${key}.bin`,
+      Данные: Buffer.alloc(bytes, key).toString('base64'),
+    })
+    // 30 files of 3 KB: one statement. Three of 3 MiB, 4 chunks of 768 KiB each: 10 chunks
+    // (7.5 MiB) fill the first statement, the 11th would pass 8 MiB.
+    const small = Array.from({ length: 30 }, (_, i) => file(`s${i}`, 3000))
+    assert.equal((await importFixture(spy, [demand('t', [1]), ...small])).ok, true)
+    assert.deepEqual(sizes, [Array.from({ length: 30 }, () => 3000)])
+    sizes.length = 0
+    const big = ['b1', 'b2', 'b3'].map((k) => file(k, 3 * 1024 * 1024))
+    assert.equal((await importFixture(spy, big)).ok, true)
+    assert.deepEqual(sizes, [Array.from({ length: 10 }, () => 786_432), [786_432, 786_432]])
+    assert.deepEqual(await sql.all("SELECT COUNT(*) AS n, SUM(length(chunk)) AS bytes FROM cat_attachments_data WHERE owner = ?", [uuid('b2')]), [{ n: 4, bytes: 3 * 1024 * 1024 }])
+  })
+
   it('a record set replaced twice in one file keeps the last, and the turnovers equal a rebuild', async () => {
     const report = await importFixture(sql, [
       recordSet('p1', [['2024-01-10T12:00:00', 'Приход', 'org', 'ba-1', 10, 10], ['2024-02-10T12:00:00', 'Расход', 'org', 'ba-1', 4, 4]]),
@@ -95,17 +133,8 @@ for (const backend of BACKENDS) describe(`${backend}: one file writes as its lin
   it('a write that fails while the next lines are read fails the whole file and leaves nothing', async () => {
     // The tabular rows of one document cannot be written; the buffer holding them is written
     // while the file goes on (PostgreSQL) and its error must still reach the caller.
-    const failing = new Proxy(sql, {
-      get(target, key) {
-        if (key === 'insertRows') {
-          return async (table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]) => {
-            if (table === 'doc_demands_materials') throw new Error('диск недоступен')
-            return target.insertRows(table, columns, rows)
-          }
-        }
-        const value: unknown = Reflect.get(target, key, target)
-        return typeof value === 'function' ? value.bind(target) : value
-      },
+    const failing = beforeInsert(sql, (table) => {
+      if (table === 'doc_demands_materials') throw new Error('диск недоступен')
     })
     const lines = [demand('t', [1]), ...Array.from({ length: 25_000 }, (_, i) => wh(`w${i}`, `Склад ${i}`))]
     await assert.rejects(importFixture(failing, lines), { message: 'диск недоступен' })
