@@ -128,9 +128,11 @@ export async function serve(flags: ServeFlags): Promise<number> {
               warn: (message) => logger.warn(message),
             }),
           )
-    const cache = answerCache(runner, ops.sql, { bytes: cacheBytes })
-    if (ops.metrics && 'stats' in cache) ops.metrics.watchAnswerCache(() => cache.stats)
-    executor = cache
+    if (cacheBytes > 0) {
+      const cache = answerCache(runner, ops.sql, { bytes: cacheBytes })
+      ops.metrics?.watchAnswerCache(() => cache.stats)
+      executor = cache
+    } else executor = runner
   } catch (err) {
     users.stop()
     await store.close()

@@ -58,9 +58,9 @@ export interface AnswerCache extends Executor {
   readonly stats: AnswerCacheStats
 }
 
-/** `inner` with its repeated answers kept; `inner` itself when the cache has no room. */
-export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date.now }: AnswerCacheOptions): AnswerCache | Executor {
-  if (bytes <= 0) return inner
+/** `inner` with its repeated answers kept (`bytes` > 0: `serve --answer-cache 0` uses `inner` itself). */
+export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date.now }: AnswerCacheOptions): AnswerCache {
+  if (!(bytes > 0)) throw new RangeError(`an answer cache of ${bytes} bytes keeps nothing`)
   const largest = Math.floor(bytes / 4)
   const kept = new LRUCache<string, Kept>({ maxSize: bytes, sizeCalculation: (k) => k.bytes.length + 1 })
   const seen = new LRUCache<string, true>({ max: SEEN })

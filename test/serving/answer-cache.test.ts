@@ -6,7 +6,6 @@ import { after, before, describe, it } from 'node:test'
 import { Readable } from 'node:stream'
 import { Metrics } from '../../src/admin/metrics.js'
 import { answerCache } from '../../src/serving/answer-cache.js'
-import type { AnswerCache } from '../../src/serving/answer-cache.js'
 import type { DataRequest, Execution, Executor } from '../../src/serving/executor.js'
 import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { answersGen } from '../../src/store/answers-gen.js'
@@ -82,7 +81,7 @@ for (const backend of BACKENDS) describe(`answers kept by the store's generation
     // The new answer is kept under the new generation.
     assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), changed)
     assert.equal(inner.runs, 3)
-    assert.deepEqual((cache as AnswerCache).stats, { hits: 2, misses: 2, bytes: Buffer.byteLength(changed) + 1 })
+    assert.deepEqual(cache.stats, { hits: 2, misses: 2, bytes: Buffer.byteLength(changed) + 1 })
   })
 
   it('never keeps an answer with an `errors` entry, and keeps each day apart', async () => {
@@ -191,7 +190,7 @@ describe('answers kept from streams', () => {
 
   it('counts its hits, its misses and the bytes it keeps in the metrics', async () => {
     const inner = { execute: async () => Buffer.from(`{"data":[]${ENDING}`), close: async () => {} }
-    const cache = answerCache(inner, still, { bytes: 1024 }) as AnswerCache
+    const cache = answerCache(inner, still, { bytes: 1024 })
     const metrics = new Metrics()
     metrics.watchAnswerCache(() => cache.stats)
     for (let i = 0; i < 4; i++) await cache.execute(req('payments'), how)
@@ -201,8 +200,8 @@ describe('answers kept from streams', () => {
     assert.match(text, /^docgate_answer_cache_bytes 24$/m)
   })
 
-  it('is the executor itself with no room', () => {
+  it('refuses a cache with no room (serve then uses the executor itself)', () => {
     const inner = { execute: async () => Buffer.alloc(0), close: async () => {} }
-    assert.equal(answerCache(inner, still, { bytes: 0 }), inner)
+    assert.throws(() => answerCache(inner, still, { bytes: 0 }), { name: 'RangeError', message: 'an answer cache of 0 bytes keeps nothing' })
   })
 })
