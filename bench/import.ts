@@ -21,7 +21,7 @@ import { validate } from '../src/import/validate.js'
 import type { Operation } from '../src/import/validate.js'
 import { Writer } from '../src/import/writer.js'
 import { openWritable } from '../src/store/open.js'
-import { benchDir, ROOT } from './harness.js'
+import { benchDir, median, ROOT } from './harness.js'
 
 const scale = Number(process.env.BENCH_SCALE ?? '1')
 const dir = benchDir()
@@ -120,10 +120,8 @@ if (baseline) {
     ratios.push(now / before)
     console.log(`${String(round).padEnd(8)}${Math.round(before).toString().padStart(12)}${Math.round(now).toString().padStart(12)}${(now / before).toFixed(2).padStart(8)}`)
   }
-  const sorted = [...ratios].sort((a, b) => a - b)
-  const mid = sorted.length / 2
-  const median = sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-  console.log(`median ratio ${median.toFixed(2)} (range ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}); within 25 %: ${median >= 0.75 ? 'yes' : 'no'}`)
+  const middle = median(ratios)
+  console.log(`median ratio ${middle.toFixed(2)} (range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); within 25 %: ${middle >= 0.75 ? 'yes' : 'no'}`)
 }
 
 let n = 0
