@@ -79,9 +79,10 @@ export interface SqliteOptions {
   busyTimeoutMs?: number
 }
 
-// better-sqlite3 refuses JS booleans (WiseLibs/better-sqlite3#258).
-const bind = (params: readonly SqlValue[]): unknown[] =>
-  params.map((v) => (v === true ? 1 : v === false ? 0 : v))
+// better-sqlite3 refuses JS booleans (WiseLibs/better-sqlite3#258). Only a list holding one
+// is copied: an import binds ~600,000 rows, nearly all without.
+const bind = (params: readonly SqlValue[]): readonly unknown[] =>
+  params.includes(true) || params.includes(false) ? params.map((v) => (v === true ? 1 : v === false ? 0 : v)) : params
 
 export class SqliteStore implements SqlPort {
   readonly dialect = sqliteDialect
