@@ -7,10 +7,20 @@ import type { SqlValue } from '../store/sql.js'
 export const EMPTY_REF = '00000000-0000-0000-0000-000000000000'
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?$/
-// Padded Base64, checked in linear time: a repeated group (`(?:x{4})*`) overflows V8's
-// regex stack on attachments of a few MB.
-const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/
-const BASE64 = { test: (text: string): boolean => text.length % 4 === 0 && BASE64_CHARS.test(text) }
+
+/**
+ * Padded Base64 (`[A-Za-z0-9+/]*={0,2}`, a multiple of 4 long) decoded, or undefined when
+ * `text` is not that. Buffer.from skips what is not Base64 and reads the URL alphabet too,
+ * so the text is Base64 exactly when it holds neither `-` nor `_` and decodes to as many
+ * bytes as its length says. Cheaper than a regular expression over the text (25 MB of
+ * attachments: ~100 ms), and the bytes are needed anyway.
+ */
+function fromBase64(text: string): Buffer | undefined {
+  if (text.length % 4 !== 0 || text.includes('-') || text.includes('_')) return undefined
+  const data = Buffer.from(text, 'base64')
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0
+  return data.length === (text.length / 4) * 3 - padding ? data : undefined
+}
 
 export class ValueError extends Error {}
 
@@ -106,9 +116,9 @@ export function storeValue(attr: Attr, value: unknown, out: SqlValue[], refs: st
       out.push(value)
       return
     case 'base64': {
-      if (typeof value !== 'string' || !BASE64.test(value)) throw new ValueError('expected Base64 text')
+      const data = typeof value === 'string' ? fromBase64(value) : undefined
+      if (!data) throw new ValueError('expected Base64 text')
       if (!blobs) throw new ValueError('binary values are allowed in object attributes only')
-      const data = Buffer.from(value, 'base64')
       blobs.set(attr.col, data)
       out.push(data.length)
       return
