@@ -3,7 +3,7 @@
 // them, and what a full form prints beyond its own columns (fullTraces).
 import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
-import type { ReadModel, RequestContext } from '../endpoints/define.js'
+import type { FullResult, ReadModel, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
@@ -145,24 +145,30 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
   return built
 }
 
+/** One batch of a model's rows: their columns as stored, and their full forms' builder once its reads are done. */
+interface Batch {
+  readonly last: Row
+  readonly columns: string[]
+  readonly out: SqlValue[][]
+  readonly full?: { readonly rows: readonly Row[]; readonly form: (row: Row) => FullResult }
+}
+
 async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
   let names: string[] | undefined
-  let after = ''
-  let count = 0
   // One context for the whole rebuild, so what its pages share (specifications) is read once.
   const ctx: RequestContext = { sql, now: () => new Date(), options: { full: true }, flags: new Map(), values: new Map() }
   // Several rows per object (rowKey): batches continue after the last (ref, rowKey) pair.
   const key = model.rowKey
-  let afterKey: SqlValue = null
-  for (;;) {
+  const read = async (after: Row | undefined): Promise<Batch | undefined> => {
+    const ref = (after?.ref as string | undefined) ?? ''
     const rows = await sql.all<Row>(
       key === undefined
         ? `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND s.ref > ? ORDER BY s.ref LIMIT ?`
         : // A row value, which both engines read as one index range (decision "Joined pages keep the subquery's order").
           `SELECT ${model.select} WHERE s.ref IN (SELECT ref FROM _affected) AND (s.ref, s.${key}) > (?, ?) ORDER BY s.ref, s.${key} LIMIT ?`,
-      key === undefined ? [after, BATCH] : [after, afterKey ?? -1, BATCH],
+      key === undefined ? [ref, BATCH] : [ref, (after?.[key] as SqlValue | undefined) ?? -1, BATCH],
     )
-    if (rows.length === 0) return count
+    if (rows.length === 0) return undefined
     const built = rows.map((row) => {
       const { values, short } = model.build(row)
       return { ref: row.ref as string, short: Buffer.from(JSON.stringify(short)), values }
@@ -170,19 +176,36 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
     names ??= Object.keys(built[0]!.values)
     const columns = ['ref', 'short', ...names]
     const out: SqlValue[][] = built.map((b) => [b.ref, b.short, ...names!.map((n) => b.values[n] ?? null)])
-    if (model.full) {
-      // The endpoint's builder sees what it sees when serving: read-model rows of ref, short and values.
-      const modelRows = built.map((b): Row => ({ ...b.values, ref: b.ref, short: b.short }))
-      const form = await fullForms(model.full.service, model.full.page, ctx, modelRows)
-      modelRows.forEach((row, i) => {
-        const ready = readyForm(form(row))
-        out[i]!.push(ready.full, ready.issue, ready.blobs)
-      })
-      columns.push(...FULL_COLUMNS)
+    if (!model.full) return { last: rows.at(-1)!, columns, out }
+    // The endpoint's builder sees what it sees when serving: read-model rows of ref, short and values.
+    const modelRows = built.map((b): Row => ({ ...b.values, ref: b.ref, short: b.short }))
+    const form = await fullForms(model.full.service, model.full.page, ctx, modelRows)
+    return { last: rows.at(-1)!, columns: [...columns, ...FULL_COLUMNS], out, full: { rows: modelRows, form } }
+  }
+  let count = 0
+  let next = read(undefined)
+  for (;;) {
+    const batch = await next
+    if (!batch) return count
+    // The next batch's reads are sent now: a database server runs them while this batch's
+    // forms are rendered, where the two took turns (the JavaScript is a third of a rebuild).
+    next = read(batch.last)
+    // Its failure is met where it is awaited, not as an unhandled rejection meanwhile.
+    next.catch(() => undefined)
+    try {
+      if (batch.full) {
+        const { rows, form } = batch.full
+        rows.forEach((row, i) => {
+          const ready = readyForm(form(row))
+          batch.out[i]!.push(ready.full, ready.issue, ready.blobs)
+        })
+      }
+      await sql.insertRows(model.table, batch.columns, batch.out)
+    } catch (err) {
+      // Nothing of the rebuild may still be running when the caller's transaction ends.
+      await next.catch(() => undefined)
+      throw err
     }
-    await sql.insertRows(model.table, columns, out)
-    count += rows.length
-    after = rows.at(-1)!.ref as string
-    if (key !== undefined) afterKey = rows.at(-1)![key] as SqlValue
+    count += batch.out.length
   }
 }

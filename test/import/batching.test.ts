@@ -154,4 +154,35 @@ for (const backend of BACKENDS) describe(`${backend}: one file writes as its lin
     assert.deepEqual(await sql.all('SELECT COUNT(*) AS n, SUM(amount) AS total FROM reg_cash'), [{ n: 6000, total: 18_003_000 }])
     assert.deepEqual(await sql.all("SELECT receipt FROM cash_turnovers WHERE level = 'y'"), [{ receipt: 18_003_000 }])
   })
+
+  // import/read-models.ts builds 2,000 rows a batch and reads the next batch while it renders this one.
+  it('a read model built in several batches keeps each document its own full form', async () => {
+    const batches: number[] = []
+    const spy = beforeInsert(sql, (table, rows) => {
+      if (table === 'api_demands') batches.push(rows.length)
+    })
+    const demands = Array.from({ length: 2050 }, (_, i) => demand(`d${i}`, [i + 1]))
+    assert.equal((await importFixture(spy, demands)).ok, true)
+    assert.deepEqual(batches, [2000, 50])
+    const forms = await sql.all<{ ref: string; full_form: Buffer }>('SELECT ref, full_form FROM api_demands')
+    assert.equal(forms.length, 2050)
+    const quantity = new Map(demands.map((d, i) => [d.ref, i + 1]))
+    for (const { ref, full_form } of forms) {
+      const form = JSON.parse(full_form.toString()) as { Материалы: { Количество: number }[] }
+      assert.deepEqual(form.Материалы.map((m) => m.Количество), [quantity.get(ref)], ref)
+    }
+  })
+
+  it('a read-model write that fails in a later batch fails the file and leaves nothing', async () => {
+    let calls = 0
+    const failing = beforeInsert(sql, (table) => {
+      if (table === 'api_demands' && ++calls === 2) throw new Error('диск недоступен')
+    })
+    const demands = Array.from({ length: 2050 }, (_, i) => demand(`d${i}`, [i + 1]))
+    await assert.rejects(importFixture(failing, demands), { message: 'диск недоступен' })
+    assert.deepEqual(await sql.all('SELECT COUNT(*) AS n FROM api_demands'), [{ n: 0 }])
+    assert.deepEqual(await sql.all('SELECT COUNT(*) AS n FROM doc_demands'), [{ n: 0 }])
+    assert.equal((await importFixture(sql, demands.slice(0, 3))).ok, true)
+    assert.deepEqual(await sql.all('SELECT COUNT(*) AS n FROM api_demands'), [{ n: 3 }])
+  })
 })
