@@ -85,28 +85,43 @@ export async function bucketsOf(sql: SqlPort, list: PagedList, where: string): P
   return rows.map((r) => String(r.bucket))
 }
 
-const build = (list: PagedList, dialect: Dialect, from: string, full: boolean): string => {
+const POSITIONS = '_ready_positions'
+
+/**
+ * Each row's page (`seq`) and place in its bucket (`pos`, from 1) in the list's order and,
+ * when the model keeps full forms, `before`: the bytes of the bucket's forms before the
+ * row's, each with its comma. Taken apart from the bytes, which a window over whole rows
+ * would sort, and the grouping sort again (a page rebuild of 3,000 orders' full forms:
+ * 37–77 → 23–32 ms).
+ */
+const positions = (list: PagedList, from: string): string => {
   const order = list.order.map((k) => `t.${k.column} ${k.dir.toUpperCase()}`).join(', ')
   // One window for all three (the engine sorts once); the frame matters to the sum only.
   const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)`
-  const [form, special] = full ? ['full_form', SPECIAL] : ['short', '0']
-  const rows =
-    `SELECT t.${form} AS form, ${special} AS special, ${bucketOf(list, 't')} AS bucket, ` +
-    `(row_number() ${window} - 1) / ${PAGE_ROWS} AS seq, row_number() ${window} AS pos`
-  const body = `CASE WHEN max(special) = 0 THEN ${dialect.concatBytes('form', 'pos')} END`
-  if (!full) {
-    return `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, gen) SELECT ?, bucket, seq, ${body}, count(*), ? FROM (${rows} FROM ${from}) AS p GROUP BY bucket, seq`
-  }
-  // A form's place: the bytes of the bucket's forms before it, each with its comma; the
-  // page's first form's is `base`, which the reader subtracts. Each spot carries its own
-  // place, so their order in the aggregate does not matter (the reader sorts them).
-  const before = `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1`
-  const spot = `CASE WHEN blobs <> '' THEN '[' || before || ',' || blobs || ']' END`
+  const before = list.full ? `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1` : '0'
+  return (
+    `INSERT INTO ${POSITIONS} (bucket, seq, pos, ref, before) SELECT ${bucketOf(list, 't')}, ` +
+    `(row_number() ${window} - 1) / ${PAGE_ROWS}, row_number() ${window}, t.ref, ${before} FROM ${from}`
+  )
+}
+
+/**
+ * The pages of the rows in POSITIONS, short or full forms. The positions' key is their
+ * order, so SQLite reads them in it (CROSS JOIN keeps them the outer loop) and groups and
+ * joins the forms as they come (dialect.concatPage).
+ */
+const pages = (list: PagedList, dialect: Dialect, full: boolean): string => {
+  const from = `FROM ${POSITIONS} p CROSS JOIN ${list.model} t WHERE t.ref = p.ref GROUP BY p.bucket, p.seq`
+  const [form, special] = full ? ['t.full_form', SPECIAL] : ['t.short', '0']
+  const body = `CASE WHEN max(${special}) = 0 THEN ${dialect.concatPage(form, 'p.pos')} END`
+  if (!full) return `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, gen) SELECT ?, p.bucket, p.seq, ${body}, count(*), ? ${from}`
+  // The page's first form's place is `base`, which the reader subtracts. Each spot carries
+  // its own place, so their order in the aggregate does not matter (the reader sorts them).
+  const spot = `CASE WHEN t.full_blobs <> '' THEN '[' || p.before || ',' || t.full_blobs || ']' END`
   return (
     `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, gen, blobs) ` +
-    `SELECT ?, bucket, seq, ${body}, count(*), ?, ` +
-    `CASE WHEN max(special) = 0 AND count(${spot}) > 0 THEN '[' || min(before) || ',' || string_agg(${spot}, ',') || ']' ELSE '' END ` +
-    `FROM (${rows}, t.full_blobs AS blobs, ${before} AS before FROM ${from}) AS p GROUP BY bucket, seq`
+    `SELECT ?, p.bucket, p.seq, ${body}, count(*), ?, ` +
+    `CASE WHEN max(${special}) = 0 AND count(${spot}) > 0 THEN '[' || min(p.before) || ',' || string_agg(${spot}, ',') || ']' ELSE '' END ${from}`
   )
 }
 
@@ -119,21 +134,25 @@ export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: reado
   if (buckets !== 'all' && buckets.length === 0) return
   const keys = list.full ? [list.model, fullKey(list.model)] : [list.model]
   const gen = newGen()
-  if (buckets === 'all' || !list.day) {
-    for (const key of keys) {
-      await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?`, [key])
-      await sql.run(build(list, sql.dialect, `${list.model} t`, key !== list.model), [key, gen])
-    }
-    return
+  await sql.exec(
+    `CREATE TEMP TABLE IF NOT EXISTS ${POSITIONS} (bucket TEXT, seq INTEGER, pos INTEGER, ref TEXT, before INTEGER, ` +
+      `PRIMARY KEY (bucket, seq, pos))${sql.dialect.clusteredTable}`,
+  )
+  await sql.run(`DELETE FROM ${POSITIONS}`)
+  let from = `${list.model} t`
+  let within = ''
+  if (buckets !== 'all' && list.day) {
+    await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_BUCKETS} (bucket TEXT PRIMARY KEY, next TEXT)`)
+    await sql.run(`DELETE FROM ${TOUCHED_BUCKETS}`)
+    await sql.insertRows(TOUCHED_BUCKETS, ['bucket', 'next'], buckets.map((b) => [b, dayAfter(b)]))
+    // Each bucket is an index range of the date column: one statement reads only their rows.
+    from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
+    within = ` AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`
   }
-  await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_BUCKETS} (bucket TEXT PRIMARY KEY, next TEXT)`)
-  await sql.run(`DELETE FROM ${TOUCHED_BUCKETS}`)
-  await sql.insertRows(TOUCHED_BUCKETS, ['bucket', 'next'], buckets.map((b) => [b, dayAfter(b)]))
-  // Each bucket is an index range of the date column: one statement reads only their rows.
-  const from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
+  await sql.run(positions(list, from))
   for (const key of keys) {
-    await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ? AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`, [key])
-    await sql.run(build(list, sql.dialect, from, key !== list.model), [key, gen])
+    await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?${within}`, [key])
+    await sql.run(pages(list, sql.dialect, key !== list.model), [key, gen])
   }
 }
 
