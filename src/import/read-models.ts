@@ -7,7 +7,7 @@ import type { FullResult, ReadModel, RequestContext } from '../endpoints/define.
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
-import { forgetSuffixes, rememberSuffixes } from '../store/suffix.js'
+import { SUFFIX_BEFORE, forgetChanged, forgetSuffixes, keepSuffixed, rememberChanged, rememberSuffixes, suffixBeforeDdl } from '../store/suffix.js'
 
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
@@ -118,11 +118,16 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       const stale = sql.dialect.inAny('ref', ['_touched', '_affected'])
       if (pages) for (const b of await bucketsOf(sql, pages, stale)) buckets.add(b)
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
-      for (const c of suffixed) await sql.run(forgetSuffixes(model.table, c, stale))
+      if (suffixed.length > 0) {
+        await sql.exec(suffixBeforeDdl)
+        await sql.run(`DELETE FROM ${SUFFIX_BEFORE}`)
+        for (const c of suffixed) await sql.run(keepSuffixed(model.table, c, stale))
+      }
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
       if (affected === 0) {
+        for (const c of suffixed) await sql.run(forgetChanged(model.table, c))
         if (pages) await rebuildPages(sql, pages, [...buckets])
         continue
       }
@@ -131,7 +136,13 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     built += rebuilt
     const rebuiltRows = whole ? undefined : 'ref IN (SELECT ref FROM _affected)'
     if (trigrams) await sql.run(trigrams.remember(model.table, search, rebuiltRows))
-    for (const c of suffixed) await sql.run(rememberSuffixes(model.table, c, rebuiltRows))
+    for (const c of suffixed) {
+      if (rebuiltRows === undefined) await sql.run(rememberSuffixes(model.table, c))
+      else {
+        await sql.run(forgetChanged(model.table, c))
+        await sql.run(rememberChanged(model.table, c, `t.${rebuiltRows}`))
+      }
+    }
     // A large rebuild leaves the index in many segments; merging costs about what the
     // rebuild did, so a sync's small batches leave it to the engine's own merging.
     if (trigrams?.optimize && (whole || rebuilt >= MERGE_AFTER)) await sql.run(trigrams.optimize(model.table))

@@ -22,24 +22,48 @@ export const suffixTableDef = (table: string, column: string): TableDef => ({
   clustered: true,
 })
 
-/** The suffixes (as `suffix`, `ref`) of `column` of the rows of `table` that `where` selects (every row without it). */
-function suffixesOf(table: string, column: string, where?: string): string {
+/** The suffixes (as `suffix`, `ref`) of the values `rows` selects as `ref`, `value`. */
+function suffixesOf(rows: string): string {
   return (
-    `WITH RECURSIVE s (ref, suffix) AS (SELECT ref, ${column} FROM ${table} WHERE length(${column}) >= ${TRIGRAM_MIN}` +
-    `${where === undefined ? '' : ` AND (${where})`} UNION ALL SELECT ref, substr(suffix, 2) FROM s WHERE length(suffix) > ${TRIGRAM_MIN}) ` +
-    'SELECT suffix, ref FROM s'
+    `WITH RECURSIVE s (ref, suffix) AS (SELECT ref, value FROM (${rows}) AS v WHERE length(value) >= ${TRIGRAM_MIN} ` +
+    `UNION ALL SELECT ref, substr(suffix, 2) FROM s WHERE length(suffix) > ${TRIGRAM_MIN}) SELECT suffix, ref FROM s`
   )
 }
 
-/** Before the rows `where` selects are deleted (all without it): their entries go. */
-export const forgetSuffixes = (table: string, column: string, where?: string): string =>
-  where === undefined
-    ? `DELETE FROM ${suffixTable(table, column)}`
-    : `DELETE FROM ${suffixTable(table, column)} WHERE (suffix, ref) IN (${suffixesOf(table, column, where)})`
+/** Every row's entries go (before the table is emptied). */
+export const forgetSuffixes = (table: string, column: string): string => `DELETE FROM ${suffixTable(table, column)}`
 
 /** After the rows `where` selects are inserted (all without it): their entries come. */
 export const rememberSuffixes = (table: string, column: string, where?: string): string =>
-  `INSERT INTO ${suffixTable(table, column)} (suffix, ref) ${suffixesOf(table, column, where)}`
+  `INSERT INTO ${suffixTable(table, column)} (suffix, ref) ${suffixesOf(`SELECT ref, ${column} AS value FROM ${table}${where === undefined ? '' : ` WHERE ${where}`}`)}`
+
+/**
+ * A rebuild of some rows keeps their entries where the value stays: the rows a sync
+ * re-renders (their counterparty renamed, an attachment added) mostly keep their numbers,
+ * and each number is ~10 entries. SUFFIX_BEFORE holds what `column` was in the rows about
+ * to be rebuilt or removed (`keepSuffixed`), compared afterwards.
+ */
+export const SUFFIX_BEFORE = '_suffix_before'
+
+export const suffixBeforeDdl = `CREATE TEMP TABLE IF NOT EXISTS ${SUFFIX_BEFORE} (col TEXT, ref TEXT, value TEXT, PRIMARY KEY (col, ref))`
+
+/** Before the rows `where` selects are deleted: what `column` holds in them. */
+export const keepSuffixed = (table: string, column: string, where: string): string =>
+  `INSERT INTO ${SUFFIX_BEFORE} (col, ref, value) SELECT '${column}', ref, ${column} FROM ${table} WHERE ${where}`
+
+/** After the rebuild: the entries of values that went or changed go (before rememberChanged). */
+export const forgetChanged = (table: string, column: string): string =>
+  `DELETE FROM ${suffixTable(table, column)} WHERE (suffix, ref) IN (${suffixesOf(
+    `SELECT o.ref, o.value FROM ${SUFFIX_BEFORE} o WHERE o.col = '${column}' ` +
+      `AND NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.ref = o.ref AND t.${column} = o.value)`,
+  )})`
+
+/** After the rebuild: the rows `where` selects (over `t`) whose value is new or changed get their entries. */
+export const rememberChanged = (table: string, column: string, where: string): string =>
+  `INSERT INTO ${suffixTable(table, column)} (suffix, ref) ${suffixesOf(
+    `SELECT t.ref, t.${column} AS value FROM ${table} t WHERE ${where} ` +
+      `AND NOT EXISTS (SELECT 1 FROM ${SUFFIX_BEFORE} o WHERE o.col = '${column}' AND o.ref = t.ref AND o.value = t.${column})`,
+  )}`
 
 const MAX_CODE_POINT = 0x10ffff
 

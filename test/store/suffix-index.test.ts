@@ -11,7 +11,7 @@ import { importEntries } from '../../src/import/run.js'
 import { fold } from '../../src/pipeline/fold.js'
 import type { Condition, QueryPlan } from '../../src/store/plan.js'
 import { compileBoundedPage } from '../../src/store/select.js'
-import type { SqlPort } from '../../src/store/sql.js'
+import type { SqlPort, SqlValue } from '../../src/store/sql.js'
 import { prefixEnd, suffixTable } from '../../src/store/suffix.js'
 import { RUNS, SEED } from '../fuzz/config.js'
 import { BACKENDS, createTestStore } from '../support/stores.js'
@@ -162,6 +162,39 @@ for (const backend of BACKENDS) {
       assert.equal(report.ok, true)
       assert.deepEqual((await lookup(store.writer, '0000000')).keys, [])
       assert.deepEqual((await lookup(store.writer, 'зр-000')).keys, ['number', 'plain'])
+      assert.deepEqual((await lookup(store.writer, '-017')).keys, ['new'])
+      const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${suffixTable('api_warehouses', 'code_f')}`)
+      assert.equal(Number(row!.n), entriesFor({ ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017' }))
+    })
+
+    it('keeps the entries of a row rebuilt with its code unchanged; a removed row\'s go', async () => {
+      const changed = { DELETE: 0, INSERT: 0 }
+      const spy = new Proxy(store.writer, {
+        get(target, key) {
+          if (key === 'run') {
+            return async (text: string, params?: readonly SqlValue[]) => {
+              const n = await target.run(text, params)
+              if (text.startsWith('DELETE FROM api_warehouses__code_f__suf')) changed.DELETE += n
+              if (text.startsWith('INSERT INTO api_warehouses__code_f__suf')) changed.INSERT += n
+              return n
+            }
+          }
+          const value: unknown = Reflect.get(target, key, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+      const run = async (objects: readonly unknown[]) => {
+        changed.DELETE = changed.INSERT = 0
+        assert.equal((await importEntries(spy, entries(objects))).ok, true)
+        return { ...changed }
+      }
+      // Rebuilt (stored again), code as it was: its 7 entries stay where they are.
+      assert.deepEqual(await run([warehouse('number', 'ЗР-000451')]), { DELETE: 0, INSERT: 0 })
+      assert.deepEqual((await lookup(store.writer, 'р-0004')).keys, ['number'])
+      // `нов-017`: 5 entries, gone with the row and back with it.
+      assert.deepEqual(await run([{ type: 'Справочник.Склады', ref: uuid('new'), deleted: true }]), { DELETE: 5, INSERT: 0 })
+      assert.deepEqual((await lookup(store.writer, '-017')).keys, [])
+      assert.deepEqual(await run([warehouse('new', 'нов-017')]), { DELETE: 0, INSERT: 5 })
       assert.deepEqual((await lookup(store.writer, '-017')).keys, ['new'])
       const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${suffixTable('api_warehouses', 'code_f')}`)
       assert.equal(Number(row!.n), entriesFor({ ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017' }))
