@@ -140,7 +140,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       if (rebuiltRows === undefined) await sql.run(rememberSuffixes(model.table, c))
       else {
         await sql.run(forgetChanged(model.table, c))
-        await sql.run(rememberChanged(model.table, c, `t.${rebuiltRows}`))
+        await sql.run(rememberChanged(model.table, c, 't.ref IN (SELECT ref FROM _affected)'))
       }
     }
     // A large rebuild leaves the index in many segments; merging costs about what the
