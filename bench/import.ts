@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { once } from 'node:events'
 import pg from 'pg'
 import { demoFiles } from '../src/demo/generate.js'
-import { readEntries } from '../src/import/read.js'
+import { readFiles } from '../src/import/read.js'
 import { importEntries } from '../src/import/run.js'
 import { validate } from '../src/import/validate.js'
 import type { Operation } from '../src/import/validate.js'
@@ -48,9 +48,11 @@ async function measure(engine: string, db: () => Promise<{ location: string; dro
   console.log(`${'file'.padEnd(36)}${'objects'.padStart(10)}${'seconds'.padStart(10)}${'objects/s'.padStart(12)}`)
   let total = 0
   let totalSeconds = 0
+  const readers = readFiles(files.map((f) => f.path))
   for (const f of files) {
+    const entries = readers.next().value!
     const t0 = process.hrtime.bigint()
-    const report = await importEntries(sql, readEntries(f.path))
+    const report = await importEntries(sql, entries)
     const s = Number(process.hrtime.bigint() - t0) / 1e9
     if (!report.ok) throw new Error(`${f.name} rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
     total += f.objects

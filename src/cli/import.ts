@@ -1,7 +1,7 @@
 // `docgate import [--db DB] FILE...`: each file one transaction; every invalid line named.
 import { importEntries } from '../import/run.js'
 import type { ImportReport } from '../import/run.js'
-import { readEntries } from '../import/read.js'
+import { readFiles } from '../import/read.js'
 import { openWritable, resolveDb } from '../store/open.js'
 
 export function printReport(name: string, report: ImportReport): void {
@@ -23,8 +23,10 @@ export async function importFiles(flags: { db?: string }, files: string[]): Prom
   const sql = await openWritable(resolveDb(flags.db))
   let failed = 0
   try {
-    for (const file of files) {
-      const report = await importEntries(sql, readEntries(file))
+    let i = 0
+    for (const entries of readFiles(files)) {
+      const file = files[i++]!
+      const report = await importEntries(sql, entries)
       printReport(file, report)
       if (!report.ok) failed++
     }

@@ -13,6 +13,7 @@ import { DerivedChanges } from './derived.js'
 import { rebuildReadModels } from './read-models.js'
 import { refreshReadyAnswers } from './ready.js'
 import { validate } from './validate.js'
+import type { Validated } from './validate.js'
 import { Writer } from './writer.js'
 
 export type Outcome =
@@ -33,7 +34,11 @@ export class ImportBatch {
 
   /** Validates one object; writes it when `write` is true and it is valid. */
   async add(value: unknown, write = true): Promise<Outcome> {
-    const v = validate(value)
+    return this.addChecked(validate(value), write)
+  }
+
+  /** `add` of a line validated already (read.ts checks lines in a thread of their own). */
+  async addChecked(v: Validated, write = true): Promise<Outcome> {
     if (!v.ok) return { ok: false, type: v.type, ref: v.ref, reason: v.reasons.join('; ') }
     if (write) await this.#writer.apply(v.operation)
     const op = v.operation

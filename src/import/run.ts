@@ -38,7 +38,8 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
           continue
         }
         // After the first invalid line nothing will be committed; keep validating only.
-        const outcome = await batch.add(entry.value, invalid.length === 0)
+        const write = invalid.length === 0
+        const outcome = 'checked' in entry ? await batch.addChecked(entry.checked, write) : await batch.add(entry.value, write)
         if (!outcome.ok) {
           invalid.push({ line: entry.line, type: outcome.type, ref: outcome.ref, reason: outcome.reason })
           continue
@@ -47,7 +48,7 @@ export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> 
           const key = `${outcome.type}.${k}`
           unknownKeys.set(key, (unknownKeys.get(key) ?? 0) + 1)
         }
-        const label = outcome.deleted ? `${outcome.type} (deleted)` : (entry.value as { type: string }).type
+        const label = outcome.deleted ? `${outcome.type} (deleted)` : outcome.type
         counts[label] = (counts[label] ?? 0) + 1
       }
       if (invalid.length > 0) throw new Rejected()

@@ -43,7 +43,7 @@ export type Validated =
   | { readonly ok: false; readonly type: string; readonly ref: string; readonly reasons: readonly string[] }
 
 /** The attributes of a type in store-column order, common keys first; computed once per type. */
-interface Layout {
+export interface Layout {
   readonly attrs: readonly Attr[]
   readonly columns: readonly string[]
   readonly known: ReadonlySet<string>
@@ -63,7 +63,7 @@ const layouts = new Map<ObjectType, Layout>()
 const registerLayouts = new Map<RegisterType, { columns: readonly string[] }>()
 const columnNames = (attrs: readonly Attr[]) => attrs.flatMap(attrColumns).map((c) => c.name)
 
-function layoutOf(decl: ObjectType, type: string): Layout {
+export function layoutOf(decl: ObjectType, type: string): Layout {
   let layout = layouts.get(decl)
   if (!layout) {
     const common: Attr[] = [{ name: 'ПометкаУдаления', col: 'deletion_mark', kind: 'boolean' }]
@@ -115,6 +115,12 @@ function readAttrs(
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export function registerLayoutOf(reg: RegisterType): { readonly columns: readonly string[] } {
+  let layout = registerLayouts.get(reg)
+  if (!layout) registerLayouts.set(reg, (layout = { columns: ['recorder', 'recorder_type', 'line', ...columnNames(reg.attrs)] }))
+  return layout
+}
 
 export function validate(value: unknown): Validated {
   if (!isRecord(value)) return { ok: false, type: '', ref: '', reasons: ['not a JSON object'] }
@@ -206,8 +212,7 @@ function validateRecords(reg: RegisterType, obj: Record<string, unknown>): Valid
     })
   }
   if (reasons.length > 0) return { ok: false, type, ref: recorderRef, reasons }
-  let layout = registerLayouts.get(reg)
-  if (!layout) registerLayouts.set(reg, (layout = { columns: ['recorder', 'recorder_type', 'line', ...columnNames(reg.attrs)] }))
+  const layout = registerLayoutOf(reg)
   const known = new Set(['type', 'Регистратор', 'Движения'])
   return {
     ok: true,

@@ -20,8 +20,6 @@ type Upsert = Extract<Operation, { op: 'upsert' }>
 type Records = Extract<Operation, { op: 'records' }>
 type Rows = SqlValue[][]
 
-/** Buffered rows (objects, tabular and register rows) that make the buffer full. */
-const MAX_ROWS = 10_000
 /** Buffered attachment bytes that make it full. */
 const MAX_BYTES = 32 * 1024 * 1024
 /** Attachment chunks sent in one statement: up to 8 MiB of them (one chunk at least). */
@@ -96,7 +94,7 @@ export class Writer {
       for (const part of op.tabular) this.#rows += part.rows.length
       for (const data of op.blobs.values()) this.#bytes += data.length
     }
-    if (this.#rows >= MAX_ROWS || this.#bytes >= MAX_BYTES) await this.#handOver()
+    if (this.#rows >= this.#sql.dialect.writeBufferRows || this.#bytes >= MAX_BYTES) await this.#handOver()
   }
 
   /** Writes whatever is buffered and waits for it; due before anything reads what was applied. */

@@ -82,6 +82,7 @@ export const postgresDialect: Dialect = {
   // day of orders' full forms are 98 MB: the room holds them). Larger answers run in the
   // workers, one cache each: keeping theirs would multiply the memory by the workers.
   pageCache: { bytes: 128 * 1024 * 1024, answerBytes: 1024 * 1024 },
+  writeBufferRows: 10_000,
   // A table's size now against its size at its last ANALYZE (relpages; 0 before any): the
   // transaction's own counts (pg_stat_xact_*) would do, but since PostgreSQL 15 they include
   // earlier transactions' counts not yet flushed. 64 KB: below it a table's estimates cannot

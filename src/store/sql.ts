@@ -39,6 +39,12 @@ export interface Dialect {
    */
   readonly pageCache: { readonly bytes: number; readonly answerBytes: number }
   /**
+   * Rows (objects, tabular and register rows) the import's writer buffers before writing
+   * them (import/writer.ts). Where each statement is a round trip, many; in-process, few:
+   * a buffer held across statements is what V8's young-generation collections copy.
+   */
+  readonly writeBufferRows: number
+  /**
    * Where the planner chooses joins by statistics that only a later, separate process
    * gathers (PostgreSQL's autovacuum, after the commit): `changed` names, as `name`, the
    * tables grown by more than a fifth since their statistics were last gathered,

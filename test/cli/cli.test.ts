@@ -48,6 +48,24 @@ describe('docgate CLI', () => {
     assert.doesNotMatch(r.stderr, /\n\s+at /)
   })
 
+  it('several files: each reported in turn; a missing one stops the command there', () => {
+    const good = join(dir, 'first.ndjson')
+    const after = join(dir, 'after.ndjson')
+    writeFileSync(good, JSON.stringify({ type: 'Справочник.Склады', ref: uuid('f1'), Наименование: 'Первый' }) + '\n')
+    writeFileSync(after, JSON.stringify({ type: 'Справочник.Склады', ref: uuid('f2'), Наименование: 'После' }) + '\n')
+    const r = spawnSync(process.execPath, ['bin/docgate.js', 'import', '--db', db, good, join(dir, 'gone.ndjson'), after], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, DOCGATE_DB: '' },
+    })
+    assert.equal(r.signal, null, 'still running after 30 s')
+    assert.equal(r.status, 1)
+    assert.match(r.stdout, /first\.ndjson: imported 1 objects\n {2}Справочник\.Склады: 1\n/)
+    assert.doesNotMatch(r.stdout, /after\.ndjson/)
+    assert.match(r.stderr, /^docgate: ENOENT: no such file or directory, open '.*gone\.ndjson'\n$/)
+  })
+
   it('users add (Unicode name, password from stdin), list and revoke', () => {
     const add = docgate(['users', 'add', 'Ёлкина', '--db', db, '--methods', 'health,warehouses', '--password-stdin'], 'секрет\n')
     assert.equal(add.status, 0, add.stderr)

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import { parseEntries } from '../../src/import/parse.js'
 import { readEntries } from '../../src/import/read.js'
 import { importEntries } from '../../src/import/run.js'
 import type { SqlPort } from '../../src/store/sql.js'
@@ -142,7 +143,7 @@ for (const backend of BACKENDS) describe(`${backend}: docgate import`, () => {
     }
     writeFileSync(file, `\uFEFF${JSON.stringify(wh('a', 'А'))}\r\n\r\n${JSON.stringify(attachment)}\r\n  \n${JSON.stringify(wh('c', 'В'))}`)
     const entries = []
-    for await (const e of readEntries(file)) entries.push(e)
+    for await (const e of parseEntries(file)) entries.push(e)
     assert.deepEqual(
       entries.map((e) => ('value' in e ? [e.line, (e.value as { ref: string }).ref] : [e.line, e.error])),
       [
