@@ -69,6 +69,8 @@ export function readEntries(path: string): EntryReader {
     port.postMessage('stop' satisfies ReaderSignal)
     port.close()
     readers.delete(fail)
+    // Whoever still reads it learns that the file was not read to its end.
+    receive({ failed: `the reading of ${path} was stopped` })
   }
   async function* entries(): AsyncGenerator<Entry> {
     try {
@@ -100,18 +102,22 @@ export function readEntries(path: string): EntryReader {
  */
 export function* readFiles(paths: readonly string[]): Generator<AsyncIterable<Entry>> {
   let next = paths.length > 0 ? readEntries(paths[0]!) : undefined
+  let current: EntryReader | undefined
   try {
     for (let i = 0; i < paths.length; i++) {
-      const current = next!
+      current = next!
       next = undefined
       const following = paths[i + 1]
+      const reader = current
       yield (async function* () {
-        yield* current
+        yield* reader
         if (following !== undefined) next = readEntries(following)
       })()
       if (!next && following !== undefined) next = readEntries(following)
     }
   } finally {
+    // A caller that stops early (a file failed) may leave the current file unread.
+    current?.close()
     next?.close()
   }
 }

@@ -87,6 +87,21 @@ describe('import lines checked in a thread of their own', () => {
     assert.deepEqual(entries.at(-1), { line: 5000, checked: validate(wh('k4999', 'Склад 4999')) })
   })
 
+  it('a reader closed before its end fails whoever reads it on, never ends as if the file ended', async () => {
+    const path = join(dir, 'closed.ndjson')
+    writeFileSync(path, Array.from({ length: 3000 }, (_, i) => JSON.stringify(wh(`c${i}`, `Ц ${i}`))).join('\n'))
+    const reader = readEntries(path)
+    reader.close()
+    const seen: number[] = []
+    await assert.rejects(
+      (async () => {
+        for await (const e of reader) seen.push(e.line)
+      })(),
+      { message: `the reading of ${path} was stopped` },
+    )
+    assert.deepEqual(seen, [])
+  })
+
   it('two files read at once each get their own lines', async () => {
     const a = join(dir, 'a.ndjson')
     const b = join(dir, 'b.ndjson')
