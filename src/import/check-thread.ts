@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { parseEntries } from './parse.js'
-import { validate } from './validate.js'
+import { validate, weightOf } from './validate.js'
 import { toMessage } from './validated-message.js'
 import type { CheckedBatch, CheckedEntry, CheckRequest, ReaderSignal } from './read.js'
 
@@ -43,15 +43,14 @@ async function check(path: string, port: MessagePort): Promise<void> {
     let limit = FIRST_BATCH_ROWS
     for await (const entry of parseEntries(path)) {
       if (stopped) return
-      rows++
-      if ('error' in entry) entries.push(entry)
-      else {
+      if ('error' in entry) {
+        entries.push(entry)
+        rows++
+      } else {
         const v = validate(entry.value)
-        if (v.ok && v.operation.op === 'records') rows += v.operation.rows.length
-        if (v.ok && v.operation.op === 'upsert') {
-          for (const part of v.operation.tabular) rows += part.rows.length
-          for (const data of v.operation.blobs.values()) bytes += data.length
-        }
+        const weight = v.ok ? weightOf(v.operation) : { rows: 1, bytes: 0 }
+        rows += weight.rows
+        bytes += weight.bytes
         entries.push({ line: entry.line, checked: toMessage(v) })
       }
       if (rows >= limit || bytes >= BATCH_BYTES) {

@@ -43,7 +43,7 @@ export type Validated =
   | { readonly ok: false; readonly type: string; readonly ref: string; readonly reasons: readonly string[] }
 
 /** The attributes of a type in store-column order, common keys first; computed once per type. */
-export interface Layout {
+interface Layout {
   readonly attrs: readonly Attr[]
   readonly columns: readonly string[]
   readonly known: ReadonlySet<string>
@@ -115,6 +115,21 @@ function readAttrs(
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * What an operation adds to a write buffer: rows (the object or record set itself and its
+ * tabular or register rows) and attachment bytes. The writer fills its buffer by it and the
+ * checking thread its batches.
+ */
+export function weightOf(op: Operation): { readonly rows: number; readonly bytes: number } {
+  if (op.op === 'records') return { rows: op.rows.length + 1, bytes: 0 }
+  if (op.op === 'delete') return { rows: 1, bytes: 0 }
+  let rows = 1
+  let bytes = 0
+  for (const part of op.tabular) rows += part.rows.length
+  for (const data of op.blobs.values()) bytes += data.length
+  return { rows, bytes }
+}
 
 export function registerLayoutOf(reg: RegisterType): { readonly columns: readonly string[] } {
   let layout = registerLayouts.get(reg)

@@ -11,6 +11,7 @@
 // write, and anything that reads, waits for it.
 import { OWNER_LINKS, objectType } from '../model/objects.js'
 import type { ObjectType } from '../model/define.js'
+import { weightOf } from './validate.js'
 import type { Operation } from './validate.js'
 import { chunkRows, chunkTable } from '../store/blobs.js'
 import type { SqlPort, SqlValue } from '../store/sql.js'
@@ -79,7 +80,6 @@ export class Writer {
       const id = `${op.decl.table}\0${op.recorder}`
       if (this.#records.has(id)) await this.flush()
       this.#records.set(id, op)
-      this.#rows += op.rows.length + 1
     } else {
       this.touchedTypes.add(op.type)
       this.touched.add(op.ref)
@@ -90,10 +90,10 @@ export class Writer {
         return
       }
       this.#upserts.set(op.ref, op)
-      this.#rows += 1
-      for (const part of op.tabular) this.#rows += part.rows.length
-      for (const data of op.blobs.values()) this.#bytes += data.length
     }
+    const { rows, bytes } = weightOf(op)
+    this.#rows += rows
+    this.#bytes += bytes
     if (this.#rows >= this.#sql.dialect.writeBufferRows || this.#bytes >= MAX_BYTES) await this.#handOver()
   }
 

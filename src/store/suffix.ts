@@ -33,9 +33,9 @@ function suffixesOf(rows: string): string {
 /** Every row's entries go (before the table is emptied). */
 export const forgetSuffixes = (table: string, column: string): string => `DELETE FROM ${suffixTable(table, column)}`
 
-/** After the rows `where` selects are inserted (all without it): their entries come. */
-export const rememberSuffixes = (table: string, column: string, where?: string): string =>
-  `INSERT INTO ${suffixTable(table, column)} (suffix, ref) ${suffixesOf(`SELECT ref, ${column} AS value FROM ${table}${where === undefined ? '' : ` WHERE ${where}`}`)}`
+/** After the table is filled anew: every row's entries come. */
+export const rememberSuffixes = (table: string, column: string): string =>
+  `INSERT INTO ${suffixTable(table, column)} (suffix, ref) ${suffixesOf(`SELECT ref, ${column} AS value FROM ${table}`)}`
 
 /**
  * A rebuild of some rows keeps their entries where the value stays: the rows a sync
