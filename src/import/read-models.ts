@@ -7,7 +7,7 @@ import type { FullResult, ReadModel, RequestContext } from '../endpoints/define.
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
-import { SUFFIX_BEFORE, forgetChanged, forgetSuffixes, keepSuffixed, rememberChanged, rememberSuffixes, suffixBeforeDdl } from '../store/suffix.js'
+import { SuffixEntries, forgetSuffixes } from '../store/suffix.js'
 
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
@@ -88,6 +88,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     const search = model.search ?? []
     const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
     const suffixed = model.suffixed ?? []
+    const suffixes = suffixed.length > 0 ? new SuffixEntries(sql, model.table, suffixed) : undefined
     // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
     const pages = model.pages
     const buckets = new Set<string>()
@@ -118,31 +119,20 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       const stale = sql.dialect.inAny('ref', ['_touched', '_affected'])
       if (pages) for (const b of await bucketsOf(sql, pages, stale)) buckets.add(b)
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
-      if (suffixed.length > 0) {
-        await sql.exec(suffixBeforeDdl)
-        await sql.run(`DELETE FROM ${SUFFIX_BEFORE}`)
-        for (const c of suffixed) await sql.run(keepSuffixed(model.table, c, stale))
-      }
+      await suffixes?.keep(stale)
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
       if (affected === 0) {
-        for (const c of suffixed) await sql.run(forgetChanged(model.table, c))
+        await suffixes?.finish()
         if (pages) await rebuildPages(sql, pages, [...buckets])
         continue
       }
     }
-    const rebuilt = await buildRows(sql, model)
+    const rebuilt = await buildRows(sql, model, suffixes)
     built += rebuilt
-    const rebuiltRows = whole ? undefined : 'ref IN (SELECT ref FROM _affected)'
-    if (trigrams) await sql.run(trigrams.remember(model.table, search, rebuiltRows))
-    for (const c of suffixed) {
-      if (rebuiltRows === undefined) await sql.run(rememberSuffixes(model.table, c))
-      else {
-        await sql.run(forgetChanged(model.table, c))
-        await sql.run(rememberChanged(model.table, c, 't.ref IN (SELECT ref FROM _affected)'))
-      }
-    }
+    await suffixes?.finish()
+    if (trigrams) await sql.run(trigrams.remember(model.table, search, whole ? undefined : 'ref IN (SELECT ref FROM _affected)'))
     // A large rebuild leaves the index in many segments; merging costs about what the
     // rebuild did, so a sync's small batches leave it to the engine's own merging.
     if (trigrams?.optimize && (whole || rebuilt >= MERGE_AFTER)) await sql.run(trigrams.optimize(model.table))
@@ -164,7 +154,7 @@ interface Batch {
   readonly full?: { readonly rows: readonly Row[]; readonly form: (row: Row) => FullResult }
 }
 
-async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
+async function buildRows(sql: SqlPort, model: ReadModel, suffixes: SuffixEntries | undefined): Promise<number> {
   let names: string[] | undefined
   // One context for the whole rebuild, so what its pages share (specifications) is read once.
   const ctx: RequestContext = { sql, now: () => new Date(), options: { full: true }, flags: new Map(), values: new Map() }
@@ -212,6 +202,7 @@ async function buildRows(sql: SqlPort, model: ReadModel): Promise<number> {
         })
       }
       await sql.insertRows(model.table, batch.columns, batch.out)
+      await suffixes?.written(batch.columns, batch.out)
     } catch (err) {
       // Nothing of the rebuild may still be running when the caller's transaction ends.
       await next.catch(() => undefined)

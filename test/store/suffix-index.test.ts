@@ -12,7 +12,7 @@ import { fold } from '../../src/pipeline/fold.js'
 import type { Condition, QueryPlan } from '../../src/store/plan.js'
 import { compileBoundedPage } from '../../src/store/select.js'
 import type { SqlPort, SqlValue } from '../../src/store/sql.js'
-import { prefixEnd, suffixTable } from '../../src/store/suffix.js'
+import { prefixEnd, suffixTable, suffixesOf } from '../../src/store/suffix.js'
 import { RUNS, SEED } from '../fuzz/config.js'
 import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
@@ -69,6 +69,16 @@ describe('prefixEnd: the least string above every string a prefix starts', () =>
     assert.equal(prefixEnd('a\uD7FF'), 'a\uE000')
     assert.equal(prefixEnd('a\u{1D538}'), 'a\u{1D539}')
     assert.equal(prefixEnd('\u{10FFFF}\u{10FFFF}'), null)
+  })
+})
+
+describe('suffixesOf: the entries of one value', () => {
+  it('every suffix of 3+ characters, counting a character beyond U+FFFF as one', () => {
+    assert.deepEqual(suffixesOf('зр-0451'), ['зр-0451', 'р-0451', '-0451', '0451', '451'])
+    assert.deepEqual(suffixesOf('x\u{10FFFF}y'), ['x\u{10FFFF}y'])
+    assert.deepEqual(suffixesOf('ab\u{10FFFF}\u{1D538}'), ['ab\u{10FFFF}\u{1D538}', 'b\u{10FFFF}\u{1D538}'])
+    assert.deepEqual(suffixesOf('ab'), [])
+    assert.deepEqual(suffixesOf(''), [])
   })
 })
 
@@ -175,8 +185,13 @@ for (const backend of BACKENDS) {
             return async (text: string, params?: readonly SqlValue[]) => {
               const n = await target.run(text, params)
               if (text.startsWith('DELETE FROM api_warehouses__code_f__suf')) changed.DELETE += n
-              if (text.startsWith('INSERT INTO api_warehouses__code_f__suf')) changed.INSERT += n
               return n
+            }
+          }
+          if (key === 'insertRows') {
+            return async (table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]) => {
+              if (table === 'api_warehouses__code_f__suf') changed.INSERT += rows.length
+              return target.insertRows(table, columns, rows)
             }
           }
           const value: unknown = Reflect.get(target, key, target)
@@ -196,8 +211,14 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await lookup(store.writer, '-017')).keys, [])
       assert.deepEqual(await run([warehouse('new', 'нов-017')]), { DELETE: 0, INSERT: 5 })
       assert.deepEqual((await lookup(store.writer, '-017')).keys, ['new'])
+      // A new value sharing suffixes with the old one (`-00017`, `00017`, `0017`, `017`): all 6 go, then 6 come.
+      assert.deepEqual(await run([warehouse('shared', 'АБ-00017')]), { DELETE: 0, INSERT: 6 })
+      assert.deepEqual(await run([warehouse('shared', 'ВГ-00017')]), { DELETE: 6, INSERT: 6 })
+      assert.deepEqual((await lookup(store.writer, 'аб-')).keys, [])
+      assert.deepEqual((await lookup(store.writer, 'г-000')).keys, ['shared'])
+      assert.deepEqual((await lookup(store.writer, '00017')).keys, ['shared'])
       const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${suffixTable('api_warehouses', 'code_f')}`)
-      assert.equal(Number(row!.n), entriesFor({ ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017' }))
+      assert.equal(Number(row!.n), entriesFor({ ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017', shared: 'ВГ-00017' }))
     })
 
     it('property: the bounded lookup equals an in-memory substring scan', async () => {
@@ -206,7 +227,7 @@ for (const backend of BACKENDS) {
       const fixture = Object.fromEntries(codes.map((c, i) => [`p${i}`, c]))
       const report = await importEntries(store.writer, entries(Object.entries(fixture).map(([k, c]) => warehouse(k, c))))
       assert.equal(report.ok, true)
-      const all = { ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017', ...fixture }
+      const all = { ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017', shared: 'ВГ-00017', ...fixture }
       const needle = fc.oneof(
         fc.string({ unit, minLength: 3, maxLength: 5 }),
         fc
