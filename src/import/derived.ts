@@ -19,6 +19,8 @@ export interface DerivedTable {
   readonly source: string
   /** Indexes on the source that the update needs. */
   readonly sourceIndexes?: readonly (readonly string[])[]
+  /** Indexes on the source that earlier versions made and none needs now: dropped by migrate. */
+  readonly retiredSourceIndexes?: readonly (readonly string[])[]
   /** Source columns that locate the derived rows a source row feeds. */
   readonly keyColumns: readonly string[]
   /** The key of those derived rows, from a source row's keyColumns values (in that order). */

@@ -137,11 +137,14 @@ export class Writer {
     const stored = ops.filter((op) => !fresh.has(op.ref))
     if (stored.length > 0) await this.#replacing(stored)
 
-    const headers = new Groups()
+    // A new object's header row is new too: it is inserted (a binary COPY on PostgreSQL), where
+    // a stored one's replaces the row its key finds.
+    const added = new Groups()
+    const replaced = new Groups()
     const parts = new Groups()
     const chunks = new Map<string, Rows>()
     for (const op of ops) {
-      headers.add(op.decl.table, op.columns, [op.values as SqlValue[]])
+      ;(fresh.has(op.ref) ? added : replaced).add(op.decl.table, op.columns, [op.values as SqlValue[]])
       for (const part of op.tabular) if (part.rows.length > 0) parts.add(part.table, part.columns, part.rows)
       for (const [col, data] of op.blobs) {
         const table = chunkTable(op.decl.table, col)
@@ -152,7 +155,8 @@ export class Writer {
       this.#touchOwnerValues(op.decl.table, op.columns, op.values)
       for (const r of op.refs) this.refsSeen.add(r)
     }
-    for (const g of headers) await sql.upsertRows(g.table, g.columns, ['ref'], g.rows)
+    for (const g of added) await sql.insertRows(g.table, g.columns, g.rows)
+    for (const g of replaced) await sql.upsertRows(g.table, g.columns, ['ref'], g.rows)
     for (const g of parts) await sql.insertRows(g.table, g.columns, g.rows)
     // Attachment content goes up to STATEMENT_BYTES per statement: one statement for all of
     // it would bind the whole buffer's megabytes at once. Counted in bytes, not chunks: ten

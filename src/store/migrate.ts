@@ -167,9 +167,11 @@ const derivedSignature = (d: DerivedTable): string =>
 /** Derived tables (import/derived.ts) follow their definition like read models do. */
 async function migrateDerived(sql: SqlPort, tables: readonly DerivedTable[]): Promise<void> {
   for (const d of tables) {
-    const indexes = (d.sourceIndexes ?? []).map(
-      (cols) => `CREATE INDEX IF NOT EXISTS ${d.source}__${cols.join('_')} ON ${d.source} (${cols.join(', ')});`,
-    )
+    const name = (cols: readonly string[]) => `${d.source}__${cols.join('_')}`
+    const indexes = [
+      ...(d.retiredSourceIndexes ?? []).map((cols) => `DROP INDEX IF EXISTS ${name(cols)};`),
+      ...(d.sourceIndexes ?? []).map((cols) => `CREATE INDEX IF NOT EXISTS ${name(cols)} ON ${d.source} (${cols.join(', ')});`),
+    ]
     await sql.exec(indexes.join('\n'))
     const sig = derivedSignature(d)
     if ((await getMeta(sql, `derived:${d.name}`)) === sig) continue

@@ -88,6 +88,16 @@ describe('derived cash turnovers', () => {
     assert.deepEqual(await snapshot(sql), before)
   })
 
+  it("migrate drops the register's former covering index and makes the account's one", async () => {
+    const indexes = async () =>
+      (await sql.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reg_cash' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name)
+    assert.deepEqual(await indexes(), ['reg_cash__account_period'])
+    await sql.exec('CREATE INDEX reg_cash__organization_account_account_type_period_movement_amount_amount_mgmt ON reg_cash (organization, account, account_type, period, movement, amount, amount_mgmt)')
+    await sql.run("DELETE FROM meta WHERE key = 'derived:cash_turnovers'")
+    await sql.transaction(() => migrate(sql))
+    assert.deepEqual(await indexes(), ['reg_cash__account_period'])
+  })
+
   it('running totals: a movement added before, inside or after a period changes the balances read, and its removal restores them', async () => {
     const balance = async (from: string, to: string) => {
       const [b] = await cashBalances(sql, from, to, false)

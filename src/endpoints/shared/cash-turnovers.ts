@@ -123,8 +123,11 @@ export const cashTurnovers: DerivedTable = {
   version: 3,
   tables: [table, ...cumulativeTables, cashAccountsTable],
   source: SOURCE,
-  // Covering: a day's rebuild reads one index range and never the register's rows.
-  sourceIndexes: [[...KEY, 'period', 'movement', 'amount', 'amount_mgmt']],
+  // A day's rebuild reads one range of an account's rows (the account names its organization
+  // and type in practice; the join still compares them). The covering index this replaced
+  // cost more than half of the register's COPY on PostgreSQL (0.37 of 0.66 s for 76,650 rows).
+  sourceIndexes: [['account', 'period']],
+  retiredSourceIndexes: [[...KEY, 'period', 'movement', 'amount', 'amount_mgmt']],
   keyColumns: [...KEY, 'period'],
   key: ([organization, account, type, period]) => `${String(organization)}\t${String(account)}\t${String(type)}\t${dayOf(String(period ?? ''))}`,
   update: async (sql, keys) => {
