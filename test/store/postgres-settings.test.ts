@@ -89,3 +89,26 @@ if (BACKENDS.includes('postgres')) describe('postgres: sessions that compile no 
     }
   })
 })
+
+// Read-model forms are compressed on their way into the table; lz4 does it at a fraction of
+// pglz's cost (store/open.ts). The server of these tests is built with lz4, as Debian's is.
+if (BACKENDS.includes('postgres')) describe('postgres: the writing session compresses with lz4', () => {
+  let store: TestStore
+  beforeEach(async () => {
+    store = await createTestStore('postgres')
+  })
+  afterEach(async () => {
+    await store.writer.close()
+    await store.cleanup()
+  })
+
+  it('stores the compressed full forms of an import as lz4', async () => {
+    const sql = store.writer
+    assert.deepEqual(await sql.all('SHOW default_toast_compression'), [{ default_toast_compression: 'lz4' }])
+    await writeDemo(sql, 0.1, 1, true)
+    const methods = await sql.all<{ method: string }>(
+      'SELECT DISTINCT pg_column_compression(full_form) AS method FROM api_orders WHERE pg_column_compression(full_form) IS NOT NULL',
+    )
+    assert.deepEqual(methods, [{ method: 'lz4' }])
+  })
+})
