@@ -1,7 +1,9 @@
-// One timed import of NDJSON files into a new SQLite store by the code under `root` (a
-// built checkout: its dist/), for bench/import.ts's comparison with an earlier revision.
-// A process per run, so that no run inherits another's heap or page cache of the store.
-// Usage: node dist/bench/import-run.js <root> <store file> <file>…; prints the seconds.
+// One timed import of NDJSON files into a new store by the code under `root` (a built
+// checkout: its dist/), as `docgate import` runs it: in a process of its own, so that no run
+// inherits another's heap or page cache of the store. bench/import.ts runs it for each
+// engine and for its comparison with an earlier revision.
+// Usage: node dist/bench/import-run.js <root> <store file or empty PostgreSQL database URL> <file>…;
+// prints each file's seconds (`file<TAB>path<TAB>seconds`), then the total seconds.
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -15,7 +17,8 @@ const { openWritable } = await load<{ openWritable(location: string): Promise<{ 
 const { importEntries } = await load<{ importEntries(sql: unknown, entries: AsyncIterable<unknown>): Promise<Report> }>('import/run.js')
 const { readEntries } = await load<{ readEntries(path: string): AsyncIterable<unknown> }>('import/read.js')
 
-for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
+const file = !/^postgres(ql)?:\/\//.test(store)
+if (file) for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
 const sql = await openWritable(store)
 let seconds = 0
 // As `docgate import` reads them: a reader is made for the next file once this one's lines
@@ -30,9 +33,11 @@ for (const [i, path] of paths.entries()) {
   })()
   const t0 = process.hrtime.bigint()
   const report = await importEntries(sql, entries)
-  seconds += Number(process.hrtime.bigint() - t0) / 1e9
+  const s = Number(process.hrtime.bigint() - t0) / 1e9
+  seconds += s
   if (!report.ok) throw new Error(`${path} rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
+  console.log(`file\t${path}\t${s.toFixed(3)}`)
 }
 await sql.close()
-for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
+if (file) for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
 console.log(seconds.toFixed(3))

@@ -1,7 +1,8 @@
-// `npm run bench:import`: objects per second of `docgate import` over demo NDJSON files,
-// then the floor of that figure for each file: what JSON.parse alone costs per line, and
-// what the table writes alone cost (no validation, read models, derived tables or
-// reference check), each measured on its own.
+// `npm run bench:import`: objects per second of `docgate import` over demo NDJSON files
+// (BENCH_IMPORT_ROUNDS imports per engine, default 3, each by a process of its own into a
+// new store; the median), then the floor of that figure for each file: what JSON.parse
+// alone costs per line, and what the table writes alone cost (no validation, read models,
+// derived tables or reference check), each measured on its own.
 // Environment: BENCH_SCALE (default 1); DOCGATE_BENCH_PG_URL or DOCGATE_TEST_PG_URL (also
 // measure on PostgreSQL, in databases created there and dropped); BENCH_IMPORT_BASELINE, a
 // git revision: also import the same files on SQLite by that revision's code, built apart,
@@ -15,8 +16,6 @@ import { join } from 'node:path'
 import { once } from 'node:events'
 import pg from 'pg'
 import { demoFiles } from '../src/demo/generate.js'
-import { readFiles } from '../src/import/read.js'
-import { importEntries } from '../src/import/run.js'
 import { validate } from '../src/import/validate.js'
 import type { Operation } from '../src/import/validate.js'
 import { Writer } from '../src/import/writer.js'
@@ -41,27 +40,37 @@ for (const file of demoFiles({ scale, seed: 1 })) {
 
 console.log(`demo scale ${scale}: ${files.reduce((n, f) => n + f.objects, 0)} objects in ${files.length} files`)
 
+/** One import of every file into `store` by the code under `root`, in a process of its own: each file's seconds, and the total. */
+function timedRun(root: string, store: string): { files: number[]; total: number } {
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/bench/import-run.js'), root, store, ...files.map((f) => f.path)], { encoding: 'utf8' })
+  const lines = out.trim().split('\n')
+  return { files: lines.filter((l) => l.startsWith('file\t')).map((l) => Number(l.split('\t')[2])), total: Number(lines.at(-1)) }
+}
+
+const objects = files.reduce((n, f) => n + f.objects, 0)
+/** Imports per engine: this machine's speed moves by ±10 % within minutes, so the median is printed. */
+const importRounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? '3')
+
 async function measure(engine: string, db: () => Promise<{ location: string; drop: () => Promise<void> }>): Promise<void> {
-  console.log(`\n${engine}`)
-  const target = await db()
-  const sql = await openWritable(target.location)
-  console.log(`${'file'.padEnd(36)}${'objects'.padStart(10)}${'seconds'.padStart(10)}${'objects/s'.padStart(12)}`)
-  let total = 0
-  let totalSeconds = 0
-  const readers = readFiles(files.map((f) => f.path))
-  for (const f of files) {
-    const entries = readers.next().value!
-    const t0 = process.hrtime.bigint()
-    const report = await importEntries(sql, entries)
-    const s = Number(process.hrtime.bigint() - t0) / 1e9
-    if (!report.ok) throw new Error(`${f.name} rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
-    total += f.objects
-    totalSeconds += s
-    console.log(`${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s).toString().padStart(12)}`)
+  console.log(`\n${engine}: ${importRounds} imports, each into a new store by a process of its own (as \`docgate import\`); median seconds per file`)
+  const runs: { files: number[]; total: number }[] = []
+  for (let round = 0; round < importRounds; round++) {
+    const target = await db()
+    try {
+      runs.push(timedRun(ROOT, target.location))
+    } finally {
+      await target.drop()
+    }
   }
-  console.log(`${'total'.padEnd(36)}${String(total).padStart(10)}${totalSeconds.toFixed(2).padStart(10)}${Math.round(total / totalSeconds).toString().padStart(12)}`)
-  await sql.close()
-  await target.drop()
+  console.log(`${'file'.padEnd(36)}${'objects'.padStart(10)}${'seconds'.padStart(10)}${'objects/s'.padStart(12)}`)
+  files.forEach((f, i) => {
+    const s = median(runs.map((r) => r.files[i]!))
+    console.log(`${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s).toString().padStart(12)}`)
+  })
+  const totals = runs.map((r) => r.total)
+  const total = median(totals)
+  console.log(`${'total'.padEnd(36)}${String(objects).padStart(10)}${total.toFixed(2).padStart(10)}${Math.round(objects / total).toString().padStart(12)}`)
+  console.log(`imports: ${totals.map((t) => `${t.toFixed(2)} s (${Math.round(objects / t)}/s)`).join(', ')}`)
 
   const perLine = (ns: bigint, n: number): string => (Number(ns) / 1000 / n).toFixed(1).padStart(10)
   console.log('\nfloor, microseconds per object:')
@@ -102,23 +111,16 @@ function buildRevision(revision: string, dir: string): string {
   return root
 }
 
-/** Seconds one import of every file takes with the code under `root`, in a process of its own. */
-function timedRun(root: string, store: string): number {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist/bench/import-run.js'), root, store, ...files.map((f) => f.path)], { encoding: 'utf8' })
-  return Number(out.trim().split('\n').at(-1))
-}
-
 const baseline = process.env.BENCH_IMPORT_BASELINE
 if (baseline) {
   const rounds = Number(process.env.BENCH_ROUNDS ?? '5')
-  const objects = files.reduce((n, f) => n + f.objects, 0)
   const base = buildRevision(baseline, dir)
   console.log(`\nSQLite, ${baseline} against this code, alternated (objects/s)`)
   console.log(`${'round'.padEnd(8)}${baseline.padStart(12)}${'this code'.padStart(12)}${'ratio'.padStart(8)}`)
   const ratios: number[] = []
   for (let round = 1; round <= rounds; round++) {
-    const before = objects / timedRun(base, join(dir, 'baseline.db'))
-    const now = objects / timedRun(ROOT, join(dir, 'current.db'))
+    const before = objects / timedRun(base, join(dir, 'baseline.db')).total
+    const now = objects / timedRun(ROOT, join(dir, 'current.db')).total
     ratios.push(now / before)
     console.log(`${String(round).padEnd(8)}${Math.round(before).toString().padStart(12)}${Math.round(now).toString().padStart(12)}${(now / before).toFixed(2).padStart(8)}`)
   }
