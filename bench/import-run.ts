@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { isPostgresUrl } from '../src/store/open.js'
 
 const [root, store, ...paths] = process.argv.slice(2)
 if (!root || !store || paths.length === 0) throw new Error('usage: import-run <root> <store file> <file>…')
@@ -17,7 +18,7 @@ const { openWritable } = await load<{ openWritable(location: string): Promise<{ 
 const { importEntries } = await load<{ importEntries(sql: unknown, entries: AsyncIterable<unknown>): Promise<Report> }>('import/run.js')
 const { readEntries } = await load<{ readEntries(path: string): AsyncIterable<unknown> }>('import/read.js')
 
-const file = !/^postgres(ql)?:\/\//.test(store)
+const file = !isPostgresUrl(store)
 if (file) for (const suffix of ['', '-wal', '-shm']) rmSync(store + suffix, { force: true })
 const sql = await openWritable(store)
 let seconds = 0

@@ -38,7 +38,8 @@ for (const file of demoFiles({ scale, seed: 1 })) {
   files.push({ name: file.name, path, objects })
 }
 
-console.log(`demo scale ${scale}: ${files.reduce((n, f) => n + f.objects, 0)} objects in ${files.length} files`)
+const objects = files.reduce((n, f) => n + f.objects, 0)
+console.log(`demo scale ${scale}: ${objects} objects in ${files.length} files`)
 
 /** One import of every file into `store` by the code under `root`, in a process of its own: each file's seconds, and the total. */
 function timedRun(root: string, store: string): { files: number[]; total: number } {
@@ -47,7 +48,6 @@ function timedRun(root: string, store: string): { files: number[]; total: number
   return { files: lines.filter((l) => l.startsWith('file\t')).map((l) => Number(l.split('\t')[2])), total: Number(lines.at(-1)) }
 }
 
-const objects = files.reduce((n, f) => n + f.objects, 0)
 /** Imports per engine: this machine's speed moves by ±10 % within minutes, so the median is printed. */
 const importRounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? '3')
 

@@ -7,7 +7,7 @@ import type { FullResult, ReadModel, RequestContext } from '../endpoints/define.
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
-import { SuffixEntries, forgetSuffixes } from '../store/suffix.js'
+import { SuffixEntries } from '../store/suffix.js'
 
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
@@ -87,14 +87,13 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
     const search = model.search ?? []
     const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
-    const suffixed = model.suffixed ?? []
-    const suffixes = suffixed.length > 0 ? new SuffixEntries(sql, model.table, suffixed) : undefined
+    const suffixes = model.suffixed?.length ? new SuffixEntries(sql, model.table, model.suffixed) : undefined
     // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
     const pages = model.pages
     const buckets = new Set<string>()
     if (whole) {
       if (trigrams) await sql.run(trigrams.forget(model.table, search))
-      for (const c of suffixed) await sql.run(forgetSuffixes(model.table, c))
+      await suffixes?.forgetAll()
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {

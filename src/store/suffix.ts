@@ -32,9 +32,6 @@ export function suffixesOf(value: string): string[] {
   return out
 }
 
-/** Every row's entries go (before the table is emptied). */
-export const forgetSuffixes = (table: string, column: string): string => `DELETE FROM ${suffixTable(table, column)}`
-
 /** Entries leaving a suffix table are listed here, then deleted by one statement. */
 const GONE = '_suffix_gone'
 
@@ -60,6 +57,11 @@ export class SuffixEntries {
     this.#table = table
     this.#columns = columns
     for (const c of columns) this.#before.set(c, new Map())
+  }
+
+  /** Before the table is emptied (a whole rebuild): every row's entries go. */
+  async forgetAll(): Promise<void> {
+    for (const c of this.#columns) await this.#sql.run(`DELETE FROM ${suffixTable(this.#table, c)}`)
   }
 
   /** Before the rows `where` selects are deleted: what their columns hold. */
