@@ -6,6 +6,7 @@ import { allowsType } from '../model/define.js'
 import type { FullResult, ReadModel, RequestContext } from '../endpoints/define.js'
 import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
 import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
+import { keyTable } from '../store/sql.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { SuffixEntries } from '../store/suffix.js'
 
@@ -77,12 +78,12 @@ function canSee(model: ReadModel, touched: Touched): boolean {
 }
 
 export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: Touched | 'all'): Promise<number> {
-  await sql.exec('CREATE TEMP TABLE IF NOT EXISTS _affected (ref TEXT PRIMARY KEY)')
+  await sql.exec(keyTable(sql.dialect, '_affected'))
   let traced = false
   let built = 0
   for (const model of models) {
     if (touched !== 'all' && !canSee(model, touched)) continue
-    await sql.run('DELETE FROM _affected')
+    await sql.run(sql.dialect.empty('_affected'))
     const type = ownType(model.source)
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
     const search = model.search ?? []

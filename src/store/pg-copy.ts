@@ -226,7 +226,10 @@ export function copyStream(rows: readonly (readonly SqlValue[])[], types: readon
         if (typeof n !== 'number' || !Number.isSafeInteger(n)) return undefined
         room(12)
         buf.writeInt32BE(8, at)
-        buf.writeBigInt64BE(BigInt(n), at + 4)
+        // Two 32-bit halves: a BigInt per value was a tenth of this function's time.
+        const high = Math.floor(n / 0x1_0000_0000)
+        buf.writeInt32BE(high, at + 4)
+        buf.writeUInt32BE(n - high * 0x1_0000_0000, at + 8)
         at += 12
       } else if (type === 'double precision') {
         if (typeof v !== 'number') return undefined

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto'
 import { copyRows, copyStream, inlineParams } from './pg-copy.js'
 import type { Copy } from './pg-copy.js'
+import { keyTable } from './sql.js'
 import type { ColumnKind, Dialect, Row, SqlPort, SqlValue, TrigramDialect } from './sql.js'
 import { likePattern } from './trigram.js'
 
@@ -99,6 +100,10 @@ export const postgresDialect: Dialect = {
     // analyzing the same tables could not wait on each other in a circle either).
     gather: (table) => `SET LOCAL default_statistics_target = 10; ANALYZE (SKIP_LOCKED) ${table}`,
   },
+  // A DELETE leaves the rows' index entries until the transaction ends, and each refill's
+  // inserts check its keys against them: 50,000 keys refilled twice took 62 → 224 → 278 ms.
+  // TRUNCATE starts the table, and its index, anew (62 ms each time).
+  empty: (table) => `TRUNCATE ${table}`,
 }
 
 /** `?` placeholders (outside quoted literals) → `$1, $2, …`. */
@@ -160,6 +165,8 @@ function decode(rows: Row[]): Row[] {
   }
   return rows
 }
+
+const UNIQUE_VIOLATION = '23505'
 
 /** Parameters per multi-row statement: under PostgreSQL's 65,535, in statements it parses quickly. */
 const MAX_PARAMS = 30_000
@@ -224,10 +231,11 @@ export class PgStore implements SqlPort {
     await this.#bulk(table, columns, rows, '')
   }
 
+  // In key order, the index grows at its right edge: 50,000 keys 105 → 62 ms.
   async fillKeys(table: string, refs: Iterable<string>): Promise<void> {
-    await this.exec(`CREATE TEMP TABLE IF NOT EXISTS ${table} (ref TEXT PRIMARY KEY)`)
-    await this.run(`DELETE FROM ${table}`)
-    await this.insertRows(table, ['ref'], [...refs].map((r) => [r]))
+    await this.exec(keyTable(this.dialect, table))
+    await this.run(this.dialect.empty(table))
+    await this.insertRows(table, ['ref'], [...refs].sort().map((r) => [r]))
   }
 
   async upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
@@ -235,8 +243,31 @@ export class PgStore implements SqlPort {
     await this.#bulk(table, columns, rows, `ON CONFLICT (${key.join(', ')}) DO ${set.length > 0 ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`)
   }
 
+  /**
+   * Where the client can COPY: the keys stored already are looked up, and the other rows
+   * COPYed (10,000 new objects: 17 + 20 ms, against 88 ms for INSERT … ON CONFLICT DO NOTHING
+   * RETURNING, which checks each row for a conflict in a way of its own). A key that another
+   * writer stores in between fails the COPY with a unique violation: a savepoint takes it back,
+   * and the statement that waits for the other writer and skips its keys runs instead.
+   */
   async insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>> {
-    const inserted = await this.#bulk(table, columns, rows, `ON CONFLICT (${columns[0]}) DO NOTHING RETURNING ${columns[0]} AS key`)
+    const key = columns[0]!
+    if (rows.length === 0) return new Set()
+    if (this.#copy) {
+      const stored = await this.selectIn<Row>(table, [key], key, rows.map((r) => r[0] as string))
+      const known = new Set(stored.map((r) => r[key]))
+      const fresh = rows.filter((r) => !known.has(r[0] as string))
+      await this.exec('SAVEPOINT docgate_insert_new')
+      try {
+        await this.insertRows(table, columns, fresh)
+        await this.exec('RELEASE SAVEPOINT docgate_insert_new')
+        return new Set(fresh.map((r) => r[0] as string))
+      } catch (err) {
+        if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err
+        await this.exec('ROLLBACK TO SAVEPOINT docgate_insert_new; RELEASE SAVEPOINT docgate_insert_new')
+      }
+    }
+    const inserted = await this.#bulk(table, columns, rows, `ON CONFLICT (${key}) DO NOTHING RETURNING ${key} AS key`)
     return new Set(inserted.map((r) => r.key as string))
   }
 

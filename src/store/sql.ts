@@ -6,6 +6,10 @@ export type Row = Record<string, unknown>
 /** How a column of a byte read (SqlPort.readBytes) comes back: text, an integer, or bytes (a Buffer). */
 export type ColumnKind = 'text' | 'int' | 'bytes'
 
+/** A session's temp table of keys (`ref`, its primary key) that statements join with, created when missing. */
+export const keyTable = (dialect: Dialect, table: string): string =>
+  `CREATE TEMP TABLE IF NOT EXISTS ${table} (ref ${dialect.types.text} PRIMARY KEY)`
+
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres'
   readonly types: { readonly text: string; readonly real: string; readonly int: string; readonly blob: string }
@@ -51,6 +55,8 @@ export interface Dialect {
    * and `gather` renews a table's statistics inside the transaction (store/statistics.ts).
    */
   readonly statistics?: { readonly changed: string; gather(table: string): string }
+  /** Empties a session's temp table that the import refills, batch after batch, in one transaction. */
+  empty(table: string): string
 }
 
 /** What an engine does for substring search through a trigram index (store/trigram.ts). */
@@ -124,7 +130,7 @@ export interface SqlPort {
    *  already; no two rows may share a key. Done the way insertRows is. */
   upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
   /** Bulk insert of the rows whose key (the first column, a primary key) is not stored yet;
-   *  no two rows may share a key. Returns the keys it inserted. */
+   *  no two rows may share a key. Returns the keys it inserted. Inside a transaction only. */
   insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>>
   /** `SELECT columns FROM table WHERE column IN keys`, in one statement where the engine gains by it. */
   selectIn<T = Row>(table: string, columns: readonly string[], column: string, keys: readonly string[]): Promise<T[]>

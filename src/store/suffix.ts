@@ -107,7 +107,7 @@ export class SuffixEntries {
     if (entries.length === 0) return
     const sql = this.#sql
     await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${GONE} (suffix TEXT, ref TEXT)`)
-    await sql.run(`DELETE FROM ${GONE}`)
+    await sql.run(sql.dialect.empty(GONE))
     await sql.insertRows(GONE, ['suffix', 'ref'], entries)
     await sql.run(`DELETE FROM ${suffixTable(this.#table, column)} WHERE (suffix, ref) IN (SELECT suffix, ref FROM ${GONE})`)
   }

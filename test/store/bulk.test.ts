@@ -2,6 +2,10 @@
 // whichever way it sends them (PostgreSQL: arrays through unnest(), VALUES lists for binary rows).
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
+import pg from 'pg'
+import { pgCopy } from '../../src/store/pg-copy.js'
+import { PgStore } from '../../src/store/postgres.js'
+import type { PgQueryable } from '../../src/store/postgres.js'
 import type { SqlPort, SqlValue } from '../../src/store/sql.js'
 import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
@@ -50,6 +54,30 @@ for (const backend of BACKENDS) describe(`${backend}: bulk writes of the store p
     assert.deepEqual(await keys(), ['one'])
     await sql.transaction(() => sql.fillKeys('_bulk_keys', []))
     assert.deepEqual(await keys(), [])
+  })
+
+  // PostgreSQL looks the keys up and COPYs the others: a key another writer stores in between
+  // fails the COPY, which a savepoint takes back before the statement that skips stored keys.
+  if (backend === 'postgres') it('claims rows when a key is stored between its lookup and its COPY', async () => {
+    const client = new pg.Client({ connectionString: store.location })
+    await client.connect()
+    const db: PgQueryable = {
+      async query(text, params) {
+        const result = await client.query(text, params)
+        // Right after the lookup, as a writer beside this one would.
+        if (/= ANY/.test(text)) await client.query("INSERT INTO bulk_t (k, s) VALUES ('b', 'stored in between')")
+        return result
+      },
+    }
+    const racing = new PgStore(db, { copy: pgCopy(client), close: () => client.end() })
+    try {
+      await racing.insertRows('bulk_t', ['k', 's'], [['a', 'stored before']])
+      const inserted = await racing.transaction(() => racing.insertNew('bulk_t', ['k', 's'], [['a', 'new'], ['b', 'new'], ['c', 'new']]))
+      assert.deepEqual([...inserted], ['c'])
+      assert.deepEqual((await all()).map((r) => [r.k, r.s]), [['a', 'stored before'], ['b', 'stored in between'], ['c', 'new']])
+    } finally {
+      await racing.close()
+    }
   })
 
   it('selects and deletes by a list of keys, returning what it deleted', async () => {

@@ -83,7 +83,7 @@ async function rebuildKeys(sql: SqlPort, keys: ReadonlySet<string>): Promise<voi
     put(k, 'y', day.slice(0, 4), `${day.slice(0, 4)}-01`, `${day.slice(0, 4)}-12`)
   }
   await sql.exec(tempDdl)
-  await sql.run(`DELETE FROM ${touched.name}`)
+  await sql.run(sql.dialect.empty(touched.name))
   await sql.insertRows(touched.name, [...KEY, 'level', 'start', 'lo', 'hi'], [...rows.values()])
   await renewStatistics(sql, [touched.name])
   // CROSS JOIN keeps the touched keys the outer loop in SQLite (elsewhere it is a plain

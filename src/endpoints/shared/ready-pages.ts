@@ -138,12 +138,12 @@ export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: reado
     `CREATE TEMP TABLE IF NOT EXISTS ${POSITIONS} (bucket TEXT, seq INTEGER, pos INTEGER, ref TEXT, before INTEGER, ` +
       `PRIMARY KEY (bucket, seq, pos))${sql.dialect.clusteredTable}`,
   )
-  await sql.run(`DELETE FROM ${POSITIONS}`)
+  await sql.run(sql.dialect.empty(POSITIONS))
   let from = `${list.model} t`
   let within = ''
   if (buckets !== 'all' && list.day) {
     await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_BUCKETS} (bucket TEXT PRIMARY KEY, next TEXT)`)
-    await sql.run(`DELETE FROM ${TOUCHED_BUCKETS}`)
+    await sql.run(sql.dialect.empty(TOUCHED_BUCKETS))
     await sql.insertRows(TOUCHED_BUCKETS, ['bucket', 'next'], buckets.map((b) => [b, dayAfter(b)]))
     // Each bucket is an index range of the date column: one statement reads only their rows.
     from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
