@@ -41,11 +41,20 @@ for (const file of demoFiles({ scale, seed: 1 })) {
 const objects = files.reduce((n, f) => n + f.objects, 0)
 console.log(`demo scale ${scale}: ${objects} objects in ${files.length} files`)
 
-/** One import of every file into `store` by the code under `root`, in a process of its own: each file's seconds, and the total. */
-function timedRun(root: string, store: string): { files: number[]; total: number } {
+/**
+ * One import of every file into `store` by the code under `root`, in a process of its own:
+ * each file's seconds, those of the read models built once after the last (a first load,
+ * import/files.ts; 0 for a revision that built them with each file), and the total.
+ */
+function timedRun(root: string, store: string): { files: number[]; ready: number; total: number } {
   const out = execFileSync(process.execPath, [join(ROOT, 'dist/bench/import-run.js'), root, store, ...files.map((f) => f.path)], { encoding: 'utf8' })
   const lines = out.trim().split('\n')
-  return { files: lines.filter((l) => l.startsWith('file\t')).map((l) => Number(l.split('\t')[2])), total: Number(lines.at(-1)) }
+  const ready = lines.find((l) => l.startsWith('ready\t'))
+  return {
+    files: lines.filter((l) => l.startsWith('file\t')).map((l) => Number(l.split('\t')[2])),
+    ready: ready ? Number(ready.split('\t')[1]) : 0,
+    total: Number(lines.at(-1)),
+  }
 }
 
 /** Imports per engine: this machine's speed moves by ±10 % within minutes, so the median is printed. */
@@ -53,7 +62,7 @@ const importRounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? '3')
 
 async function measure(engine: string, db: () => Promise<{ location: string; drop: () => Promise<void> }>): Promise<void> {
   console.log(`\n${engine}: ${importRounds} imports, each into a new store by a process of its own (as \`docgate import\`); median seconds per file`)
-  const runs: { files: number[]; total: number }[] = []
+  const runs: ReturnType<typeof timedRun>[] = []
   for (let round = 0; round < importRounds; round++) {
     const target = await db()
     try {
@@ -67,6 +76,7 @@ async function measure(engine: string, db: () => Promise<{ location: string; dro
     const s = median(runs.map((r) => r.files[i]!))
     console.log(`${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s).toString().padStart(12)}`)
   })
+  console.log(`${'read models, built after the last file'.padEnd(46)}${median(runs.map((r) => r.ready)).toFixed(2).padStart(10)}`)
   const totals = runs.map((r) => r.total)
   const total = median(totals)
   console.log(`${'total'.padEnd(36)}${String(objects).padStart(10)}${total.toFixed(2).padStart(10)}${Math.round(objects / total).toString().padStart(12)}`)

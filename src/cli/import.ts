@@ -1,7 +1,6 @@
 // `docgate import [--db DB] FILE...`: each file one transaction; every invalid line named.
-import { importEntries } from '../import/run.js'
+import { loadFiles } from '../import/files.js'
 import type { ImportReport } from '../import/run.js'
-import { readFiles } from '../import/read.js'
 import { openWritable, resolveDb } from '../store/open.js'
 
 export function printReport(name: string, report: ImportReport): void {
@@ -23,13 +22,10 @@ export async function importFiles(flags: { db?: string }, files: string[]): Prom
   const sql = await openWritable(resolveDb(flags.db))
   let failed = 0
   try {
-    let i = 0
-    for (const entries of readFiles(files)) {
-      const file = files[i++]!
-      const report = await importEntries(sql, entries)
+    await loadFiles(sql, files, (file, report) => {
       printReport(file, report)
       if (!report.ok) failed++
-    }
+    })
   } finally {
     await sql.close()
   }

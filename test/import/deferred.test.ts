@@ -2,17 +2,23 @@
 // rebuildDeferred): the store it leaves prints exactly what the same files imported one
 // transaction at a time leave, and a load stopped before that rebuild is refused by `serve`
 // and finished by the next writing command (decision "The demo builds its read models once").
+// `docgate import` does the same for a first load (import/files.ts; decision "A first load
+// builds its read models once"), and builds them with each file for a store holding objects.
 import assert from 'node:assert/strict'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { writeDemo } from '../../src/cli/demo.js'
 import { demoFiles } from '../../src/demo/generate.js'
 import { rebuildDeferred } from '../../src/import/batch.js'
 import { READ_MODELS } from '../../src/endpoints/index.js'
+import { loadFiles } from '../../src/import/files.js'
 import { importEntries } from '../../src/import/run.js'
+import type { ImportReport } from '../../src/import/run.js'
 import { READY_PENDING, getMeta, migrate, outdated } from '../../src/store/migrate.js'
 import type { Row, SqlPort } from '../../src/store/sql.js'
 import { BACKENDS, importFixture } from '../support/app.js'
-import { createTestStore } from '../support/stores.js'
+import { createTestStore, tempDir } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
 
 /** What the store prints from: every read model, ready page, ready answer and cash account, less the random generations. */
@@ -47,6 +53,15 @@ async function printed(sql: SqlPort): Promise<Map<string, string[]>> {
 }
 
 const count = async (sql: SqlPort, table: string): Promise<number> => Number((await sql.all<Row>(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
+
+const dir = tempDir()
+/** The demo's files (scale 0.3, seed 7) as NDJSON files, as `docgate import` reads them. */
+const demoPaths = (): string[] =>
+  demoFiles({ scale: 0.3, seed: 7 }).map((file) => {
+    const path = join(dir, `${file.name}.ndjson`)
+    writeFileSync(path, [...file.objects()].map((o) => JSON.stringify(o)).join('\n') + '\n')
+    return path
+  })
 
 for (const backend of BACKENDS) {
   describe(`read models built once at the end of a load (${backend})`, () => {
@@ -98,6 +113,47 @@ for (const backend of BACKENDS) {
       const [{ n }] = (await onceSql.all<Row>("SELECT count(*) AS n FROM cash_accounts WHERE org_name = 'ООО \"Переименованная\"'")) as [Row]
       assert.ok(Number(n) > 0)
       assert.deepEqual(await printed(onceSql), await printed(byFileSql))
+    })
+
+    it('docgate import into an empty store builds them after the last file, printing what file-by-file import prints', async () => {
+      const sql = await store()
+      const paths = demoPaths()
+      const seen: [string, boolean][] = []
+      const built: Promise<number>[] = []
+      await loadFiles(sql, paths, (path, report) => {
+        seen.push([path, report.ok])
+        // Read as each file is reported (it has committed): its read models are not built yet.
+        built.push(count(sql, 'api_warehouses'))
+      })
+      assert.deepEqual(seen, paths.map((p) => [p, true]))
+      assert.deepEqual(await Promise.all(built), paths.map(() => 0))
+      assert.equal(await getMeta(sql, READY_PENDING), undefined)
+      assert.deepEqual(await printed(sql), byFile)
+    })
+
+    it('docgate import into a store holding objects builds each file\'s read models with it', async () => {
+      const sql = await store()
+      const warehouse = (n: number) => ({ type: 'Справочник.Склады', ref: `00000000-0000-4000-8000-00000000000${n}`, Наименование: `Склад ${n}` })
+      assert.ok((await importFixture(sql, [warehouse(1)])).ok)
+      const path = join(dir, 'second-warehouse.ndjson')
+      writeFileSync(path, JSON.stringify(warehouse(2)) + '\n')
+      const built: Promise<number>[] = []
+      await loadFiles(sql, [path, path], () => void built.push(count(sql, 'api_warehouses')))
+      assert.deepEqual(await Promise.all(built), [2, 2])
+    })
+
+    it('a first load that stops at a rejected or missing file still serves the files before it', async () => {
+      const sql = await store()
+      const [catalogues] = demoPaths()
+      const bad = join(dir, 'bad.ndjson')
+      writeFileSync(bad, 'not json\n')
+      const reports: ImportReport[] = []
+      await assert.rejects(loadFiles(sql, [catalogues!, bad, join(dir, 'missing.ndjson')], (_, r) => reports.push(r)), { code: 'ENOENT' })
+      assert.deepEqual(reports.map((r) => r.ok), [true, false])
+      assert.equal(await getMeta(sql, READY_PENDING), undefined)
+      assert.deepEqual(await outdated(sql), [])
+      assert.ok((await count(sql, 'cat_warehouses')) > 0)
+      assert.equal(await count(sql, 'api_warehouses'), await count(sql, 'cat_warehouses'))
     })
 
     it('leaves a load stopped before its rebuild to the next writing command; serve refuses it meanwhile', async () => {
