@@ -36,7 +36,7 @@ export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => 
  * They are rebuilt before the endpoints' models, which may read them (api_specifications
  * joins its ready Материалы rows' search text).
  */
-const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch, specMaterialRows]
+export const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch, specMaterialRows]
 
 /**
  * The folded columns the substring filters of `ep` look in: its database `contains`

@@ -3,7 +3,8 @@
 // inside a transaction the caller owns. `docgate import` rejects a whole file on the first
 // invalid line; sync skips one bad object and writes the rest of its batch with its own
 // bookkeeping in the same transaction (architecture-next §3).
-import { READ_MODELS } from '../endpoints/index.js'
+import { READ_MODELS, SUPPORT_MODELS } from '../endpoints/index.js'
+import type { ReadModel } from '../endpoints/define.js'
 import { printsAny, rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
 import { newAnswersGen } from '../store/answers-gen.js'
 import { READY_PENDING, deleteMeta, setMeta } from '../store/migrate.js'
@@ -90,9 +91,18 @@ export class ImportBatch {
  * transaction holds the whole store's rebuild: `demo --scale 100` 126 → 106 s, its read
  * models byte for byte the same (decision "The demo builds its read models once").
  * Until it has run, migrate (any writing command) does it, and `serve` refuses the store.
+ * Where the store takes a second writer (PostgreSQL), two connections build the models side
+ * by side, the largest first: the support models, which the others read, before the rest.
  */
 export async function rebuildDeferred(sql: SqlPort): Promise<void> {
-  for (const model of READ_MODELS) await sql.transaction(() => rebuildReadModels(sql, [model], 'all'))
+  const sibling = await sql.sibling?.()
+  try {
+    const writers = sibling ? [sql, sibling] : [sql]
+    const rest = READ_MODELS.filter((m) => !SUPPORT_MODELS.includes(m))
+    for (const models of [SUPPORT_MODELS, await largestFirst(sql, rest)]) await rebuildEach(writers, models)
+  } finally {
+    await sibling?.close()
+  }
   await sql.transaction(async () => {
     const settle = sql.dialect.trigram.settle
     if (settle) await sql.all(settle)
@@ -101,6 +111,32 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
     await newAnswersGen(sql)
     await deleteMeta(sql, READY_PENDING)
   })
+}
+
+/** Each of `models` rebuilt whole in a transaction of its own, by whichever writer is free; the first failure stops them. */
+async function rebuildEach(writers: readonly SqlPort[], models: readonly ReadModel[]): Promise<void> {
+  const queue = [...models]
+  const results = await Promise.allSettled(
+    writers.map(async (w) => {
+      for (let model = queue.shift(); model; model = queue.shift()) {
+        try {
+          await w.transaction(() => rebuildReadModels(w, [model!], 'all'))
+        } catch (err) {
+          queue.length = 0
+          throw err
+        }
+      }
+    }),
+  )
+  const failed = results.find((r) => r.status === 'rejected')
+  if (failed) throw (failed as PromiseRejectedResult).reason
+}
+
+/** `models` by the rows of their sources, most first, so two writers finish together. */
+async function largestFirst(sql: SqlPort, models: readonly ReadModel[]): Promise<ReadModel[]> {
+  const rows = new Map<ReadModel, number>()
+  for (const m of models) rows.set(m, Number((await sql.all<{ n: number }>(`SELECT count(*) AS n FROM ${m.source}`))[0]!.n))
+  return [...models].sort((a, b) => rows.get(b)! - rows.get(a)!)
 }
 
 async function danglingRefs(sql: SqlPort, refs: ReadonlySet<string>): Promise<string[]> {

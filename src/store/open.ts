@@ -69,15 +69,20 @@ export async function openReadOnly(db: string, onError?: (err: Error) => void, c
   return new SqliteStore(db, { readonly: true })
 }
 
+/** A writing PostgreSQL connection; its `sibling` is another, for work in transactions of its own beside it. */
+async function writingConnection(db: string): Promise<PgStore> {
+  const client = new pg.Client({ connectionString: db, types, options: NO_JIT })
+  await client.connect()
+  await client.query(LZ4)
+  return new PgStore(client, { copy: pgCopy(client), close: () => client.end(), sibling: () => writingConnection(db) })
+}
+
 /** The import/administration store: writable, with the schema brought up to date. */
 export async function openWritable(db: string, options: MigrateOptions = {}): Promise<SqlPort> {
   let store: SqlPort
   if (isPostgresUrl(db)) {
     // One connection: an import is one transaction and uses session temp tables.
-    const client = new pg.Client({ connectionString: db, types, options: NO_JIT })
-    await client.connect()
-    await client.query(LZ4)
-    store = new PgStore(client, { copy: pgCopy(client), close: () => client.end() })
+    store = await writingConnection(db)
   } else {
     store = new SqliteStore(db)
   }

@@ -182,17 +182,22 @@ export class PgStore implements SqlPort {
   #copy: Copy | undefined
   #types = new Map<string, Map<string, string>>()
   #behind = new Set<Promise<void>>()
+  readonly sibling?: () => Promise<SqlPort>
 
   /**
    * `named`: the queryable is `pg`, which prepares named statements (PGlite does not);
    * `copy`: how to run a binary COPY on it (readBytes, insertRows), where the client can.
    */
-  constructor(db: PgQueryable, options: { readonly?: boolean; close?: () => Promise<void>; named?: boolean; copy?: Copy } = {}) {
+  constructor(
+    db: PgQueryable,
+    options: { readonly?: boolean; close?: () => Promise<void>; named?: boolean; copy?: Copy; sibling?: () => Promise<SqlPort> } = {},
+  ) {
     this.#db = db
     this.#named = options.named ? (db as PgNamedQueryable) : undefined
     this.#copy = options.copy
     this.readonly = options.readonly ?? false
     this.#close = options.close ?? (async () => {})
+    if (options.sibling) this.sibling = options.sibling
   }
 
   #query(sql: string, params: readonly SqlValue[]): Result {

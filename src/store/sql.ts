@@ -126,6 +126,12 @@ export interface SqlPort {
    * (`… IN (SELECT ref FROM table)`), filled the way the engine takes a list fastest.
    */
   fillKeys(table: string, refs: Iterable<string>): Promise<void>
+  /**
+   * Opens another writing connection to the same store, for work in transactions of its own
+   * beside this one's (PostgreSQL: a second server process). Absent where the store takes
+   * one writer at a time (SQLite).
+   */
+  sibling?(): Promise<SqlPort>
   /** Bulk insert that replaces the other columns of a row whose `key` columns are stored
    *  already; no two rows may share a key. Done the way insertRows is. */
   upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>

@@ -117,6 +117,10 @@ for (const backend of BACKENDS) {
 
     it('docgate import into an empty store builds them after the last file, printing what file-by-file import prints', async () => {
       const sql = await store()
+      // PostgreSQL (not PGlite, one connection in process) builds on a second connection too.
+      const open = sql.sibling
+      let siblings = 0
+      if (open) Object.assign(sql, { sibling: () => (siblings++, open.call(sql)) })
       const paths = demoPaths()
       const seen: [string, boolean][] = []
       const built: Promise<number>[] = []
@@ -129,6 +133,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await Promise.all(built), paths.map(() => 0))
       assert.equal(await getMeta(sql, READY_PENDING), undefined)
       assert.deepEqual(await printed(sql), byFile)
+      assert.equal(siblings, backend === 'postgres' ? 1 : 0)
     })
 
     it('docgate import into a store holding objects builds each file\'s read models with it', async () => {
