@@ -66,7 +66,7 @@ export class ImportBatch {
       await rebuildReadModels(this.#sql, READ_MODELS, touched)
       // Only read models hold trigram indexes: with none written there is nothing to merge.
       const settle = this.#sql.dialect.trigram.settle
-      if (settle) await this.#sql.all(settle)
+      if (settle) await this.#sql.all(settle())
     }
     await this.#derived.update()
     if (options.ready !== 'later') {
@@ -105,7 +105,7 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
   }
   await sql.transaction(async () => {
     const settle = sql.dialect.trigram.settle
-    if (settle) await sql.all(settle)
+    if (settle) await sql.all(settle())
     await rebuildCashAccounts(sql)
     await refreshReadyAnswers(sql, 'all')
     await newAnswersGen(sql)

@@ -91,9 +91,10 @@ export interface TrigramDialect {
   /**
    * Run after an import's read-model writes where the engine buffers index entries for
    * later (PostgreSQL's GIN pending lists): merges them, so that searches read the index
-   * rather than scan the buffer, and planners cost the index as it is.
+   * rather than scan the buffer, and planners cost the index as it is. Those of `table`
+   * only, when named.
    */
-  readonly settle?: string
+  settle?(table?: string): string
   /** Names of the index structures `create` makes, to check that they exist. */
   names(table: string, columns: readonly string[]): string[]
   /** SQL listing the names of existing trigram structures, one per row as `name`. */

@@ -91,6 +91,22 @@ if (BACKENDS.includes('postgres')) describe('postgres: sessions that compile no 
     }
   })
 
+  it('the writing session, and it alone, costs a random page read at 1.1 (its pages are in memory)', async () => {
+    assert.deepEqual(await store.writer.all('SHOW random_page_cost'), [{ random_page_cost: '1.1' }])
+    const sibling = await store.writer.sibling!()
+    try {
+      assert.deepEqual(await sibling.all('SHOW random_page_cost'), [{ random_page_cost: '1.1' }])
+    } finally {
+      await sibling.close()
+    }
+    const reader = await store.openReader()
+    try {
+      assert.deepEqual(await reader.all('SHOW random_page_cost'), [{ random_page_cost: '4' }])
+    } finally {
+      await reader.close()
+    }
+  })
+
   it('stores the compressed full forms of an import as lz4', async () => {
     const sql = store.writer
     assert.deepEqual(await sql.all('SHOW default_toast_compression'), [{ default_toast_compression: 'lz4' }])
