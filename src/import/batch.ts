@@ -99,7 +99,7 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
   try {
     const writers = sibling ? [sql, sibling] : [sql]
     const rest = READ_MODELS.filter((m) => !SUPPORT_MODELS.includes(m))
-    for (const models of [SUPPORT_MODELS, await largestFirst(sql, rest)]) await rebuildEach(writers, models)
+    for (const models of [SUPPORT_MODELS, sibling ? await largestFirst(sql, rest) : rest]) await rebuildEach(writers, models)
   } finally {
     await sibling?.close()
   }
