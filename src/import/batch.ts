@@ -95,7 +95,8 @@ export class ImportBatch {
  * by side, the largest first: the support models, which the others read, before the rest.
  */
 export async function rebuildDeferred(sql: SqlPort): Promise<void> {
-  const sibling = await sql.sibling?.()
+  // A server at its connection limit refuses the second: then one builds them all.
+  const sibling = await sql.sibling?.().catch(() => undefined)
   try {
     const writers = sibling ? [sql, sibling] : [sql]
     const rest = READ_MODELS.filter((m) => !SUPPORT_MODELS.includes(m))

@@ -161,6 +161,19 @@ for (const backend of BACKENDS) {
       assert.equal(await count(sql, 'api_warehouses'), await count(sql, 'cat_warehouses'))
     })
 
+    it('builds them on one connection when a second is refused', async () => {
+      const sql = await store()
+      Object.assign(sql, { sibling: () => Promise.reject(new Error('sorry, too many clients already')) })
+      const [catalogues] = demoFiles({ scale: 0.3, seed: 7 })
+      const report = await importEntries(sql, [...catalogues!.objects()].map((value, i) => ({ line: i + 1, value })), { ready: 'later' })
+      assert.ok(report.ok)
+      await rebuildDeferred(sql)
+      assert.equal(await getMeta(sql, READY_PENDING), undefined)
+      assert.ok((await count(sql, 'cat_warehouses')) > 0)
+      assert.equal(await count(sql, 'api_warehouses'), await count(sql, 'cat_warehouses'))
+      assert.equal(await count(sql, 'api_materials'), await count(sql, 'cat_nomenclature'))
+    })
+
     it('leaves a load stopped before its rebuild to the next writing command; serve refuses it meanwhile', async () => {
       const sql = await store()
       const [catalogues] = demoFiles({ scale: 0.3, seed: 7 })
