@@ -1,6 +1,7 @@
 // `npm run bench:import`: objects per second of `docgate import` over demo NDJSON files
 // (BENCH_IMPORT_ROUNDS imports per engine, default 3, each by a process of its own into a
-// new store; the median), then the floor of that figure for each file: what JSON.parse
+// new store — a first load, whose read models are built once after the last file,
+// import/files.ts; the median), then the floor of that figure for each file: what JSON.parse
 // alone costs per line, and what the table writes alone cost (no validation, read models,
 // derived tables or reference check), each measured on its own.
 // Environment: BENCH_SCALE (default 1); DOCGATE_BENCH_PG_URL or DOCGATE_TEST_PG_URL (also
