@@ -104,9 +104,8 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
   } finally {
     await sibling?.close()
   }
+  // Each model, rebuilt whole, has merged its GIN pending lists already (read-models.ts).
   await sql.transaction(async () => {
-    const settle = sql.dialect.trigram.settle
-    if (settle) await sql.all(settle())
     await rebuildCashAccounts(sql)
     await refreshReadyAnswers(sql, 'all')
     await newAnswersGen(sql)

@@ -80,15 +80,20 @@ if (BACKENDS.includes('postgres')) describe('postgres: sessions that compile no 
     await store.cleanup()
   })
 
-  it('the writing and the serving session both run with jit off', async () => {
-    const [writing] = await store.writer.all<{ jit: string }>('SHOW jit')
-    assert.deepEqual(writing, { jit: 'off' })
+  /** `query` on a serving session, opened as `docgate serve` opens it. */
+  const serving = async (query: string) => {
     const reader = await store.openReader()
     try {
-      assert.deepEqual(await reader.all('SHOW jit'), [{ jit: 'off' }])
+      return await reader.all(query)
     } finally {
       await reader.close()
     }
+  }
+
+  it('the writing and the serving session both run with jit off', async () => {
+    const [writing] = await store.writer.all<{ jit: string }>('SHOW jit')
+    assert.deepEqual(writing, { jit: 'off' })
+    assert.deepEqual(await serving('SHOW jit'), [{ jit: 'off' }])
   })
 
   it('the writing session, and it alone, costs a random page read at 1.1 (its pages are in memory)', async () => {
@@ -99,12 +104,7 @@ if (BACKENDS.includes('postgres')) describe('postgres: sessions that compile no 
     } finally {
       await sibling.close()
     }
-    const reader = await store.openReader()
-    try {
-      assert.deepEqual(await reader.all('SHOW random_page_cost'), [{ random_page_cost: '4' }])
-    } finally {
-      await reader.close()
-    }
+    assert.deepEqual(await serving('SHOW random_page_cost'), [{ random_page_cost: '4' }])
   })
 
   it('stores the compressed full forms of an import as lz4', async () => {
