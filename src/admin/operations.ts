@@ -9,7 +9,7 @@ import { Metrics } from './metrics.js'
 import type { KdfSource } from './metrics.js'
 import { requestObserver } from './observe.js'
 import { checkReadiness } from './readiness.js'
-import { timedSql } from './timed-sql.js'
+import { timedSql } from '../store/timed.js'
 
 export const DEFAULT_MAX_LAG_MS = 15 * 60_000
 

@@ -5,15 +5,15 @@
 // kind, so it prints Банк and ВидСчета as ''; the totals row comes last; `cash` is an
 // alias of `account` (the first of the two in the query string wins).
 import { RESPONSES } from './responses.js'
-import { round2 } from '../format/values.js'
-import { fold } from '../pipeline/fold.js'
+import { round2 } from '../values/printed.js'
+import { fold } from '../values/fold.js'
 import { NO, YES } from './define.js'
 import type { ComputedEndpoint, Param, RequestContext } from './define.js'
 import { CASH, CASH_ACCOUNTS, NON_CASH } from './shared/cash-accounts.js'
 import { cashBalances } from './shared/cash-balances.js'
 import type { BalanceRow } from './shared/cash-balances.js'
 import { cashPeriod } from './shared/cash-period.js'
-import { dmy } from '../pipeline/dates.js'
+import { dmy } from '../values/dates.js'
 
 /**
  * `kind`: `Наличные` is a substring of `Безналичные`, so a value is read as the one kind

@@ -2,9 +2,9 @@
 // Every stored requirement-invoice is listed. Sort: date ascending, then number.
 // No `date` parameter; `full` needs no `code`.
 import { RESPONSES } from './responses.js'
-import { rowsSummary } from '../format/plural.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
+import { rowsSummary } from '../values/plural.js'
+import { dmy } from '../values/dates.js'
+import { fold } from '../values/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
 import { readByOwner, refsOf } from './shared/by-owner.js'

@@ -2,9 +2,9 @@
 // serves them (pipeline/run.ts): the JSON bytes of a document's form, the `errors` entry
 // it carries, and where attachment contents go — those are never stored twice, they stay
 // in their chunks (store/blobs.ts) and are spliced into the bytes while streaming.
-import { base64, serialize } from '../pipeline/json-stream.js'
-import type { ChunkWriter } from '../pipeline/json-stream.js'
-import { messages } from '../pipeline/messages.js'
+import { base64, serialize } from '../views/json-stream.js'
+import type { ChunkWriter } from '../views/json-stream.js'
+import { messages } from '../values/messages.js'
 import { BLOB_CHUNK, chunkTable } from '../store/blobs.js'
 import type { Row, SqlPort } from '../store/sql.js'
 import type { FullResult, RequestContext } from './define.js'

@@ -9,7 +9,7 @@
 // excludes elements, groups are only the path to them); an element or group whose
 // parent is not a stored group of this catalogue is a root.
 import { RESPONSES } from './responses.js'
-import { fold, sortKey } from '../pipeline/fold.js'
+import { fold, sortKey } from '../values/fold.js'
 import { planQuery } from '../pipeline/plan.js'
 import { compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'

@@ -3,9 +3,9 @@
 // printed literals: `code=Не` does not find an order printed as `Не указан`.
 // Sort: date ascending, then number. No `date` parameter.
 import { RESPONSES } from './responses.js'
-import { orLiteral } from '../format/values.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
+import { orLiteral } from '../values/printed.js'
+import { dmy } from '../values/dates.js'
+import { fold } from '../values/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
 import { readByOwner, refsOf } from './shared/by-owner.js'

@@ -2,9 +2,9 @@
 // `customer` matches the counterparty's name or its tax id; `contract` takes `_slash_`;
 // with `full`, Товары carries the planned cost (shared/planned-cost.ts).
 import { RESPONSES } from './responses.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
-import { messages } from '../pipeline/messages.js'
+import { dmy } from '../values/dates.js'
+import { fold } from '../values/fold.js'
+import { messages } from '../values/messages.js'
 import { YES } from './define.js'
 import type { ListEndpoint, RequestContext } from './define.js'
 import {

@@ -2,9 +2,9 @@
 // The period is the expense date (ДатаРасхода), not the document date; the counterparty
 // is printed only as the fallback of Получатель, and filtered by `contractor`.
 import { RESPONSES } from './responses.js'
-import { orLiteral, summary } from '../format/values.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
+import { orLiteral, summary } from '../values/printed.js'
+import { dmy } from '../values/dates.js'
+import { fold } from '../values/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
 import {

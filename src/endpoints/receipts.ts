@@ -2,9 +2,9 @@
 // Склад is the stored-order warehouse (СкладОрдер); Товары and Услуги only with `full`,
 // whose key is case-insensitive; `contactor` (sic) and `supplier` are aliases of `contractor`.
 import { RESPONSES } from './responses.js'
-import { orLiteral, summary } from '../format/values.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
+import { orLiteral, summary } from '../values/printed.js'
+import { dmy } from '../values/dates.js'
+import { fold } from '../values/fold.js'
 import type { SqlPort } from '../store/sql.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'

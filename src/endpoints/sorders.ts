@@ -3,8 +3,8 @@
 // `full` also takes the value `full`; СвязанныеДокументы is always the placeholder;
 // the rows' planned cost is printed as stored. No contract or tax-id filters.
 import { RESPONSES } from './responses.js'
-import { summary } from '../format/values.js'
-import { dmy } from '../pipeline/dates.js'
+import { summary } from '../values/printed.js'
+import { dmy } from '../values/dates.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
 import {

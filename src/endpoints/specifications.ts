@@ -11,10 +11,10 @@
 //   when one row matches every given row filter, and Материалы lists ONLY those matching
 //   rows, with СуммаМатериалов summed over them.
 import { RESPONSES } from './responses.js'
-import { rowsSummary } from '../format/plural.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold, sortKey } from '../pipeline/fold.js'
-import { messages } from '../pipeline/messages.js'
+import { rowsSummary } from '../values/plural.js'
+import { dmy } from '../values/dates.js'
+import { fold, sortKey } from '../values/fold.js'
+import { messages } from '../values/messages.js'
 import type { Condition } from '../store/plan.js'
 import type { Dialect } from '../store/sql.js'
 import { YES } from './define.js'

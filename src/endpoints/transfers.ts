@@ -3,10 +3,10 @@
 // Sort: date ascending, then number (the spec gives only the date; the number orders
 // documents of the same moment the way their numbering does).
 import { RESPONSES } from './responses.js'
-import { rowsSummary } from '../format/plural.js'
-import { dmy } from '../pipeline/dates.js'
-import { fold } from '../pipeline/fold.js'
-import { messages } from '../pipeline/messages.js'
+import { rowsSummary } from '../values/plural.js'
+import { dmy } from '../values/dates.js'
+import { fold } from '../values/fold.js'
+import { messages } from '../values/messages.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
 import { readByOwner, refsOf } from './shared/by-owner.js'

@@ -1,7 +1,7 @@
 // GET /main/hs/warehouses/get — spec § Warehouse, § GET /main/hs/warehouses/get.
 // A flat list sorted by name; records marked for deletion are included (no such filter).
 import { RESPONSES } from './responses.js'
-import { fold, sortKey } from '../pipeline/fold.js'
+import { fold, sortKey } from '../values/fold.js'
 import type { ListEndpoint } from './define.js'
 
 export const warehouses: ListEndpoint = {

@@ -3,6 +3,7 @@
 import { allowsType } from '../model/define.js'
 import type { Attr } from '../model/define.js'
 import type { SqlValue } from '../store/sql.js'
+import { validDay } from '../values/dates.js'
 
 export const EMPTY_REF = '00000000-0000-0000-0000-000000000000'
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
@@ -45,12 +46,6 @@ export function normalizeDate(value: unknown): string {
   return `${y}-${mo}-${d}T${h}:${mi}:${s}`
 }
 
-export function validDay(year: number, month: number, day: number): boolean {
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
-  return day <= days
-}
 
 function normalizeRef(value: unknown): string {
   if (value === null || value === '' || value === EMPTY_REF) return ''

@@ -1,8 +1,8 @@
 // Query string → what the request asks for, in the endpoint's own terms, plus the
 // in-band problems (`errors` entries). Nothing here judges whether rows exist.
 import type { Param, Period, Rule, Truthy } from '../endpoints/define.js'
-import { dayEnd, isoDay, parseDay } from './dates.js'
-import { messages } from './messages.js'
+import { dayEnd, isoDay, parseDay } from '../values/dates.js'
+import { messages } from '../values/messages.js'
 
 export interface ParsedRequest {
   /** Effective text of every given parameter, by its spec name (`_slash_` already replaced). */

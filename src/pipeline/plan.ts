@@ -5,8 +5,9 @@ import { listOrder } from '../endpoints/shared/ready-pages.js'
 import type { Condition, QueryPlan } from '../store/plan.js'
 import type { Dialect, Row } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
-import { fold } from './fold.js'
-import { messages } from './messages.js'
+import { fold } from '../values/fold.js'
+import { kopecks } from '../values/money.js'
+import { messages } from '../values/messages.js'
 import type { ParsedRequest } from './parse.js'
 
 export type PostFilter = (row: Row) => boolean
@@ -20,8 +21,6 @@ const AMOUNT = /^[+-]?\d+(?:[.,]\d+)?$/
 
 const NOTHING: Condition = { kind: 'sql', text: '1 = 0', params: [] }
 
-/** Exact amounts compare in kopecks, so 0.1 + 0.2 finds a stored 0.3. */
-export const kopecks = (n: number): number => Math.round(n * 100)
 
 export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect, extraColumns: readonly string[] = []): Planned {
   const where: Condition[] = []

@@ -10,7 +10,7 @@ import type { Condition } from '../store/plan.js'
 import { compileBoundedPage, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
-import { ChunkWriter, serialize } from './json-stream.js'
+import { ChunkWriter, serialize } from '../views/json-stream.js'
 import { parseRequest } from './parse.js'
 import { planQuery } from './plan.js'
 

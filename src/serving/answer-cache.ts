@@ -18,7 +18,7 @@
 // part that failed to read may read next time.
 import { Readable, Transform, pipeline } from 'node:stream'
 import { LRUCache } from 'lru-cache'
-import { isoDay, today } from '../pipeline/dates.js'
+import { isoDay, today } from '../values/dates.js'
 import { answersGen } from '../store/answers-gen.js'
 import type { SqlPort } from '../store/sql.js'
 import type { DataRequest, Execution, Executor } from './executor.js'

@@ -3,7 +3,7 @@
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
-import { timedSql } from '../admin/timed-sql.js'
+import { timedSql } from '../store/timed.js'
 import { endpointByService } from '../endpoints/index.js'
 import { queryPairs } from '../pipeline/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'

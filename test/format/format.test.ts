@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { rowsSummary } from '../../src/format/plural.js'
-import { documentKind, numberDate, orLiteral, round2, summary } from '../../src/format/values.js'
+import { rowsSummary } from '../../src/values/plural.js'
+import { documentKind, numberDate, orLiteral, round2, summary } from '../../src/values/printed.js'
 
 describe('printed forms', () => {
   const cases: [number, string][] = [

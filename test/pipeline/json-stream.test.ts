@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { describe, it } from 'node:test'
-import { Base64Blob, ChunkWriter, serialize } from '../../src/pipeline/json-stream.js'
+import { Base64Blob, ChunkWriter, serialize } from '../../src/views/json-stream.js'
 import { BLOB_CHUNK } from '../../src/store/blobs.js'
 
 async function text(value: unknown): Promise<{ json: string; largest: number }> {

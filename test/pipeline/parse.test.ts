@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { YES } from '../../src/endpoints/define.js'
 import type { Param } from '../../src/endpoints/define.js'
-import { parseDay } from '../../src/pipeline/dates.js'
+import { parseDay } from '../../src/values/dates.js'
 import { parseRequest, queryPairs } from '../../src/pipeline/parse.js'
 
 const params: Param[] = [

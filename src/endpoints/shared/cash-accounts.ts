@@ -8,7 +8,7 @@
 // a company — when the running totals change (cash-cumulative.ts) and when an import
 // touches an object whose name or presentation a row prints (import/batch.ts).
 import { ALL_TABLE_TYPES } from '../../model/objects.js'
-import { sortKey } from '../../pipeline/fold.js'
+import { sortKey } from '../../values/fold.js'
 import type { TableDef } from '../../store/schema.js'
 import type { SqlPort } from '../../store/sql.js'
 

@@ -1,9 +1,9 @@
 // The effective period of a cash statement (spec § GET /main/hs/cashflows/get): `from`
 // alone ends today, `to` alone starts at 01.01.0001, `date` is one whole day, none is
 // 01.01.0001 to today. Days are inclusive at both ends.
-import { dmy, isoDay, parseDay, today } from '../../pipeline/dates.js'
-import type { Day } from '../../pipeline/dates.js'
-import { messages } from '../../pipeline/messages.js'
+import { dmy, isoDay, parseDay, today } from '../../values/dates.js'
+import type { Day } from '../../values/dates.js'
+import { messages } from '../../values/messages.js'
 
 export interface CashPeriod {
   /** ISO days, both inclusive. */

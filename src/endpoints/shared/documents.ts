@@ -1,7 +1,7 @@
 // What the four document lists (payments, receipts, orders, sorders) share: the database
 // parameters and sort of spec § Endpoints, and the read-model SQL that prints references.
-import { kopecks } from '../../pipeline/plan.js'
-import { fold } from '../../pipeline/fold.js'
+import { kopecks } from '../../values/money.js'
+import { fold } from '../../values/fold.js'
 import type { ColumnDef } from '../../store/schema.js'
 import type { Row, SqlValue } from '../../store/sql.js'
 import { YES } from '../define.js'

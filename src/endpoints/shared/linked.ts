@@ -3,9 +3,9 @@
 // whole page of documents (by-owner.ts); each returned function throws the failure of
 // that document's own read.
 import { randomUUID } from 'node:crypto'
-import { documentKind, numberDate } from '../../format/values.js'
-import { dmy } from '../../pipeline/dates.js'
-import { Base64Blob } from '../../pipeline/json-stream.js'
+import { documentKind, numberDate } from '../../values/printed.js'
+import { dmy } from '../../values/dates.js'
+import { Base64Blob } from '../../views/json-stream.js'
 import { BLOB_CHUNK, chunkTable } from '../../store/blobs.js'
 import type { SqlPort } from '../../store/sql.js'
 import { readByOwner } from './by-owner.js'

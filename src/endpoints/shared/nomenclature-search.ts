@@ -3,7 +3,7 @@
 // A read model of its own (not of an endpoint) so that it is rebuilt whenever an item or
 // its nomenclature group changes; a copy inside the specification read model would go
 // stale, because row references do not trigger a rebuild of the owner.
-import { fold } from '../../pipeline/fold.js'
+import { fold } from '../../values/fold.js'
 import type { ReadModel } from '../define.js'
 
 export const NOMENCLATURE_SEARCH = 'api_nomenclature_search'

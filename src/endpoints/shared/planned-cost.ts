@@ -2,7 +2,7 @@
 // value, or, when it is 0, Количество × unitCost of the row's specification (else of the
 // nomenclature's ОсновнаяСпецификация), where unitCost recurses through the main
 // specifications of material rows. Pure: the specifications come from a SpecSource.
-import { round2 } from '../../format/values.js'
+import { round2 } from '../../values/printed.js'
 
 export interface MaterialRow {
   readonly quantity: number

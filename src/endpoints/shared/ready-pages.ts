@@ -6,7 +6,7 @@
 // the transaction that changes them (import/read-models.ts).
 import { randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { dayEnd, parseDay } from '../../pipeline/dates.js'
+import { dayEnd, parseDay } from '../../values/dates.js'
 import type { TableDef } from '../../store/schema.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import type { ListEndpoint, SortKey } from '../define.js'
@@ -69,7 +69,7 @@ const SPECIAL = "CASE WHEN t.full_form IS NULL OR t.full_issue <> '' THEN 1 ELSE
 
 const bucketOf = (list: PagedList, alias: string): string => (list.day ? `substr(${alias}.${list.day}, 1, 10)` : "''")
 
-/** The exclusive bound of the stored dates of bucket `day` (`YYYY-MM-DD`): the next day (pipeline/dates.ts). */
+/** The exclusive bound of the stored dates of bucket `day` (`YYYY-MM-DD`): the next day (values/dates.ts). */
 function dayAfter(day: string): string {
   if (day === '') return '0' // the bucket of empty dates: '' only
   const d = parseDay(day)

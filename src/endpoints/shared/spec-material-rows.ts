@@ -5,7 +5,7 @@
 // #12: 1.1 s for the 6 MB of `material=Кабель` at scale 100).
 // A read model of its own, rebuilt with the specification and whenever a row's item
 // (code, name, group), its group or its unit changes: the traces below.
-import { fold } from '../../pipeline/fold.js'
+import { fold } from '../../values/fold.js'
 import type { ReadModel } from '../define.js'
 import { text } from './tabular.js'
 

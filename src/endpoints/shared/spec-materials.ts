@@ -1,11 +1,10 @@
 // The specification pieces that look inside its tabular parts: the `material`/`ngroup`
 // row filters, the delivery-stage range of `year`/`month`, and the full Материалы array
 // (spec § Nomenclature specification, § GET /main/hs/specifications/get).
-import { round2 } from '../../format/values.js'
-import { validDay } from '../../import/values.js'
-import { isoDay } from '../../pipeline/dates.js'
-import { fold } from '../../pipeline/fold.js'
-import { messages } from '../../pipeline/messages.js'
+import { round2 } from '../../values/printed.js'
+import { isoDay, validDay } from '../../values/dates.js'
+import { fold } from '../../values/fold.js'
+import { messages } from '../../values/messages.js'
 import type { Condition } from '../../store/plan.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import { containsSql } from '../../store/trigram.js'

@@ -2,8 +2,8 @@
 // them (every reference in a row is traced, so a renamed object rebuilds the forms that
 // print it: import/read-models.ts), and the per-document failure handling the spec asks
 // for (§ Errors: a problem with a single document goes to `errors`; the others stay in `data`).
-import { numberDate } from '../../format/values.js'
-import { messages } from '../../pipeline/messages.js'
+import { numberDate } from '../../values/printed.js'
+import { messages } from '../../values/messages.js'
 import type { Row } from '../../store/sql.js'
 import type { OwnersQuery } from './by-owner.js'
 

@@ -1,5 +1,5 @@
 // The serving store handle with its reads timed, for the store-query-time histogram.
-import type { SqlPort } from '../store/sql.js'
+import type { SqlPort } from './sql.js'
 
 export function timedSql(sql: SqlPort, observe: (seconds: number) => void): SqlPort {
   const timed = async <T>(work: Promise<T>): Promise<T> => {

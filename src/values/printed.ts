@@ -1,5 +1,5 @@
 // Printed forms shared by the resources (spec § Conventions, data-format.md § Derived values).
-import { dmy } from '../pipeline/dates.js'
+import { dmy } from './dates.js'
 
 /** "Summary object": presence flag and count. */
 export const summary = (count: number): { Есть: boolean; Количество: number } => ({ Есть: count > 0, Количество: count })

@@ -1,6 +1,5 @@
 // Date parameters (spec § Common rules 3): DD.MM.YYYY, YYYY-MM-DD, DD-MM-YYYY.
 // Dates are plain calendar days as strings; JS Date is never used (it maps year 1 to 1901).
-import { validDay } from '../import/values.js'
 
 export interface Day {
   readonly year: number
@@ -55,4 +54,11 @@ export function dmy(stored: string): string {
 /** Today in the server's local time zone, as a Day. */
 export function today(now: Date = new Date()): Day {
   return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate() }
+}
+
+export function validDay(year: number, month: number, day: number): boolean {
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
+  return day <= days
 }
