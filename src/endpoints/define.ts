@@ -1,6 +1,6 @@
 // The vocabulary every endpoint file speaks. An endpoint is data that mirrors its table
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
-import type { ColumnDef } from '../store/schema.js'
+import type { ColumnDef } from '../store/table.js'
 import type { ResponseShapes } from './responses.js'
 import type { PagedList } from './shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'

@@ -6,7 +6,7 @@
 // writes, inside the file's transaction; migrate.ts creates the tables and rebuilds one
 // whole when its definition changes.
 import { cashTurnovers } from '../endpoints/shared/cash-turnovers.js'
-import type { TableDef } from '../store/schema.js'
+import type { TableDef } from '../store/table.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 export interface DerivedTable {

@@ -1,7 +1,7 @@
 // Binary attribute values (attachment content) are stored in fixed-size chunks in a table
 // of their own, so a reader fetches one chunk at a time: SQLite's substr() and
 // PostgreSQL's detoasting would otherwise load the whole value for every slice.
-import type { TableDef } from './schema.js'
+import type { TableDef } from './table.js'
 
 /** A multiple of 3 bytes, so that each chunk encodes to Base64 on its own. */
 export const BLOB_CHUNK = 3 * 256 * 1024

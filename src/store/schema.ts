@@ -5,24 +5,9 @@ import { ALL_TABLE_TYPES, OWNER_LINKS, REGISTER_TYPES } from '../model/objects.j
 import type { Attr, ObjectType } from '../model/define.js'
 import { chunkTableDef } from './blobs.js'
 import type { Dialect } from './sql.js'
+import type { ColumnDef, TableDef } from './table.js'
 
 export const SCHEMA_VERSION = 2
-
-export interface ColumnDef {
-  readonly name: string
-  readonly type: 'text' | 'real' | 'int' | 'blob'
-  /** Large values written once and read whole by requests: stored uncompressed where the engine would compress them (Dialect.uncompressed). */
-  readonly whole?: boolean
-}
-
-export interface TableDef {
-  readonly name: string
-  /** Stored in primary-key order (SQLite WITHOUT ROWID): one B-tree to write instead of two. */
-  readonly clustered?: boolean
-  readonly columns: readonly ColumnDef[]
-  readonly primaryKey: readonly string[]
-  readonly indexes?: readonly (readonly string[])[]
-}
 
 const text = (name: string): ColumnDef => ({ name, type: 'text' })
 const int = (name: string): ColumnDef => ({ name, type: 'int' })

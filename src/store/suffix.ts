@@ -7,7 +7,7 @@
 // (SQLite's BINARY, PostgreSQL's "C" collation of every text column).
 import type { Dialect, SqlPort, SqlValue } from './sql.js'
 import { tableDdl } from './schema.js'
-import type { TableDef } from './schema.js'
+import type { TableDef } from './table.js'
 import { TRIGRAM_MIN } from './trigram.js'
 
 export const suffixTable = (table: string, column: string): string => `${table}__${column}__suf`

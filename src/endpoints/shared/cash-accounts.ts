@@ -9,7 +9,7 @@
 // touches an object whose name or presentation a row prints (import/batch.ts).
 import { ALL_TABLE_TYPES } from '../../model/objects.js'
 import { sortKey } from '../../values/fold.js'
-import type { TableDef } from '../../store/schema.js'
+import type { TableDef } from '../../store/table.js'
 import type { SqlPort } from '../../store/sql.js'
 
 export const CASH_ACCOUNTS = 'cash_accounts'

@@ -4,7 +4,7 @@
 // the register and however long ago it starts. Kept from the day rows of the calendar
 // turnovers (cash-turnovers.ts), in the same update: a changed day rewrites its key's rows
 // from that day on, starting from the row before it.
-import type { TableDef } from '../../store/schema.js'
+import type { TableDef } from '../../store/table.js'
 import type { SqlPort } from '../../store/sql.js'
 
 export const CUMULATIVE = 'cash_cumulative'

@@ -8,7 +8,7 @@
 // empty date (0001-01-01T00:00:00) counts as 0001-01-01. The running totals that the
 // statement reads (cash-cumulative.ts) are kept from the day rows in the same update.
 import type { DerivedTable } from '../../import/derived.js'
-import type { TableDef } from '../../store/schema.js'
+import type { TableDef } from '../../store/table.js'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
 import { renewStatistics } from '../../store/statistics.js'
 import { cashAccountsTable, rebuildCashAccounts } from './cash-accounts.js'

@@ -2,7 +2,7 @@
 // parameters and sort of spec § Endpoints, and the read-model SQL that prints references.
 import { kopecks } from '../../values/money.js'
 import { fold } from '../../values/fold.js'
-import type { ColumnDef } from '../../store/schema.js'
+import type { ColumnDef } from '../../store/table.js'
 import type { Row, SqlValue } from '../../store/sql.js'
 import { YES } from '../define.js'
 import type { Param, Period, SortKey } from '../define.js'

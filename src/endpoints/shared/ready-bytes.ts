@@ -4,7 +4,7 @@
 // chunk per statement, outside any transaction, and one that started on the previous
 // generation can still finish while an import commits the next.
 import { BLOB_CHUNK } from '../../store/blobs.js'
-import type { TableDef } from '../../store/schema.js'
+import type { TableDef } from '../../store/table.js'
 import type { SqlPort } from '../../store/sql.js'
 
 export const READY_TABLE = 'ready_answers'

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { dayEnd, parseDay } from '../../values/dates.js'
-import type { TableDef } from '../../store/schema.js'
+import type { TableDef } from '../../store/table.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import type { ListEndpoint, SortKey } from '../define.js'
 

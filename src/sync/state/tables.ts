@@ -2,7 +2,7 @@
 // them, and they live in the store so that any process — a resumed sync, `--status`, a
 // serving instance's readiness and metrics — sees the same state. The password is never here.
 import { tableDdl } from '../../store/schema.js'
-import type { TableDef } from '../../store/schema.js'
+import type { TableDef } from '../../store/table.js'
 import type { SqlPort } from '../../store/sql.js'
 
 const text = (name: string) => ({ name, type: 'text' as const })
