@@ -17,7 +17,7 @@ import { once } from 'node:events'
 import { hashPassword } from '../src/auth/password.js'
 import { readEntries } from '../src/import/read.js'
 import { importEntries } from '../src/import/run.js'
-import { openWritable } from '../src/store/open.js'
+import { openWritable } from '../src/app/store.js'
 import { putUser } from '../src/users/store.js'
 import { BENCH_AUTH, benchDir, percentile, probe, startProcess } from './harness.js'
 

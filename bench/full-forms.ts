@@ -8,7 +8,8 @@ import { endpointByService } from '../src/endpoints/index.js'
 import type { ListEndpoint } from '../src/endpoints/define.js'
 import { importEntries } from '../src/import/run.js'
 import { runList } from '../src/pipeline/run.js'
-import { openReadOnly, openWritable } from '../src/store/open.js'
+import { openReadOnly } from '../src/store/open.js'
+import { openWritable } from '../src/app/store.js'
 import { benchDir } from './harness.js'
 
 const scale = Number(process.env.BENCH_SCALE ?? '2')

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { hashPassword } from '../src/auth/password.js'
 import { writeDemo } from '../src/cli/demo.js'
-import { openWritable } from '../src/store/open.js'
+import { openWritable } from '../src/app/store.js'
 import { putUser } from '../src/users/store.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))

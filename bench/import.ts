@@ -20,7 +20,7 @@ import { demoFiles } from '../src/demo/generate.js'
 import { validate } from '../src/import/validate.js'
 import type { Operation } from '../src/import/validate.js'
 import { Writer } from '../src/import/writer.js'
-import { openWritable } from '../src/store/open.js'
+import { openWritable } from '../src/app/store.js'
 import { benchDir, median, ROOT } from './harness.js'
 
 const scale = Number(process.env.BENCH_SCALE ?? '1')

@@ -7,7 +7,7 @@ import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { hashPassword } from '../src/auth/password.js'
 import { importEntries } from '../src/import/run.js'
-import { openWritable } from '../src/store/open.js'
+import { openWritable } from '../src/app/store.js'
 import { putUser } from '../src/users/store.js'
 import { benchDir, startProcess } from './harness.js'
 import { seconds, timeRequest } from './timing.js'
@@ -98,7 +98,7 @@ try {
     const found = countElements(JSON.parse(t.body).data)
     console.log(`${name.padEnd(40)}${String(found).padStart(10)}${String(t.bytes).padStart(12)}${t.medianMs.toFixed(0).padStart(11)}${t.minMs.toFixed(0).padStart(9)}`)
   }
-  // What keeping the unfiltered tree ready costs an import transaction (import/ready.ts).
+  // What keeping the unfiltered tree ready costs an import transaction (views/ready-answers.ts).
   const writer = await openWritable(db)
   for (const [name, value] of [
     ['one nomenclature item (tree rebuilt)', { type: `${C}Номенклатура`, ref: id(6, 7), Код: 'Н-0000007', Наименование: 'Труба переименованная', ЕдиницаИзмерения: id(1, 2) }],

@@ -8,7 +8,7 @@ import type { Endpoint } from '../src/endpoints/define.js'
 import { ENDPOINTS } from '../src/endpoints/index.js'
 import { buildServer } from '../src/http/server.js'
 import type { Examples, ExampleEntry } from '../src/openapi/examples.js'
-import { openWritable } from '../src/store/open.js'
+import { openWritable } from '../src/app/store.js'
 
 /** Small enough to build in about a second, large enough for every endpoint to answer. */
 export const DEMO = { scale: 0.1, seed: 1, today: DEFAULT_TODAY } as const

@@ -1,7 +1,8 @@
 // `docgate import [--db DB] FILE...`: each file one transaction; every invalid line named.
 import { loadFiles } from '../import/files.js'
 import type { ImportReport } from '../import/run.js'
-import { openWritable, resolveDb } from '../store/open.js'
+import { resolveDb } from '../store/open.js'
+import { openWritable } from '../app/store.js'
 
 export function printReport(name: string, report: ImportReport): void {
   if (report.ok) {

@@ -7,8 +7,8 @@ import { operations, parseDuration } from '../admin/operations.js'
 import { Authenticator } from '../auth/authenticator.js'
 import { ConnectionDrainer } from '../http/drain.js'
 import { buildServer } from '../http/server.js'
-import { READ_MODELS } from '../endpoints/index.js'
-import { outdated } from '../store/migrate.js'
+import { READ_MODELS, VIEWS } from '../endpoints/index.js'
+import { outdated } from '../views/migrate.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
 import { answerCache } from '../serving/answer-cache.js'
 import type { Executor } from '../serving/executor.js'
@@ -100,7 +100,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
   // An SQLite store from an earlier version lacks its FTS5 tables, and searches would fail on
   // them: the read-only server cannot create them, any writing command does.
   // Likewise a store whose read models an earlier docgate wrote (no stored full forms, say).
-  const stale = await outdated(store).catch(() => [])
+  const stale = await outdated(store, VIEWS).catch(() => [])
   const what = missing.length > 0 && store.dialect.name === 'sqlite' ? 'its search index' : stale.length > 0 ? `its stored forms (${stale.join(', ')})` : undefined
   if (what !== undefined) {
     await store.close()

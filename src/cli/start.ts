@@ -1,7 +1,7 @@
 // First-start preparation for `npm start`: a demo database and a demo user.
 import { renameSync, rmSync } from 'node:fs'
 import { hashPassword } from '../auth/password.js'
-import { openWritable } from '../store/open.js'
+import { openWritable } from '../app/store.js'
 import { putUser } from '../users/store.js'
 import { writeDemo } from './demo.js'
 

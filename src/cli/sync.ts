@@ -3,7 +3,8 @@
 // `--every`, wait for the next cycle); signals end the run after the batch being written.
 import { existsSync, readFileSync } from 'node:fs'
 import type { SqlPort } from '../store/sql.js'
-import { isPostgresUrl, openReadOnly, openWritable, resolveDb } from '../store/open.js'
+import { isPostgresUrl, openReadOnly, resolveDb } from '../store/open.js'
+import { openWritable } from '../app/store.js'
 import { CheckFailed, knownOtherDocuments, startupCheck } from '../sync/check.js'
 import { runCycle } from '../sync/cycle.js'
 import type { CycleContext } from '../sync/context.js'

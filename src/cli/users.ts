@@ -1,7 +1,8 @@
 // `docgate users add|revoke|list` (cli.md).
 import { generatePassword, hashPassword } from '../auth/password.js'
 import { ENDPOINTS } from '../endpoints/index.js'
-import { openWritable, resolveDb } from '../store/open.js'
+import { resolveDb } from '../store/open.js'
+import { openWritable } from '../app/store.js'
 import { listUsers, normalizeName, putUser, revokeUser } from '../users/store.js'
 
 export const SERVICES = [...ENDPOINTS.map((e) => e.service), 'health']

@@ -1,6 +1,6 @@
 // GET /main/hs/cashflows/get — spec § Cash statement row, § GET /main/hs/cashflows/get,
 // data-format.md § Derived values (cash statement rows). Balances come from the cash
-// register's calendar turnovers (shared/cash-turnovers.ts), never from documents.
+// register's calendar turnovers (views/cash/turnovers.ts), never from documents.
 // Printing decisions where the spec is silent: a cash desk has no bank and no account
 // kind, so it prints Банк and ВидСчета as ''; the totals row comes last; `cash` is an
 // alias of `account` (the first of the two in the query string wins).
@@ -8,8 +8,9 @@ import { RESPONSES } from './responses.js'
 import { round2 } from '../values/printed.js'
 import { fold } from '../values/fold.js'
 import { NO, YES } from './define.js'
-import type { ComputedEndpoint, Param, RequestContext } from './define.js'
-import { CASH, CASH_ACCOUNTS, NON_CASH } from './shared/cash-accounts.js'
+import type { ComputedEndpoint, Param } from './define.js'
+import type { RequestContext } from '../views/define.js'
+import { CASH, CASH_ACCOUNTS, NON_CASH } from '../views/cash/accounts.js'
 import { cashBalances } from './shared/cash-balances.js'
 import type { BalanceRow } from './shared/cash-balances.js'
 import { cashPeriod } from './shared/cash-period.js'

@@ -1,9 +1,9 @@
 // The vocabulary every endpoint file speaks. An endpoint is data that mirrors its table
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
-import type { ColumnDef } from '../store/table.js'
 import type { ResponseShapes } from './responses.js'
-import type { PagedList } from './shared/ready-pages.js'
 import type { Condition } from '../store/plan.js'
+import type { PagedList } from '../views/define.js'
+import type { FullResult, FullTrace, ReadModel, RequestContext, SortKey } from '../views/define.js'
 import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 
 /** Spellings that mean true, compared case-insensitively (spec § Common rules 2). */
@@ -64,66 +64,9 @@ export interface Period {
   readonly date: boolean
 }
 
-export interface SortKey {
-  readonly column: string
-  readonly dir: 'asc' | 'desc'
-}
 
-/**
- * What the store keeps for an endpoint: one row per source object with the columns its
- * filters and sort need and the short (and, for documents, the full) form as ready JSON,
- * rebuilt at import whenever the object or anything it prints changes.
- */
-export interface ReadModel {
-  readonly table: string
-  /** Model table the rows come from; `ref` is its key. */
-  readonly source: string
-  /**
-   * For a model with several rows per source object (a tabular part's rows, keyed by
-   * owner): the column that tells an owner's rows apart and orders them. The table's key
-   * is then (`ref`, rowKey), and `select` yields one row per pair.
-   */
-  readonly rowKey?: string
-  /** Dependencies beyond the source's own columns, for a model without a full form (with one: StoredFull.traces). */
-  readonly traces?: readonly FullTrace[]
-  readonly columns: readonly ColumnDef[]
-  readonly indexes?: readonly (readonly string[])[]
-  /**
-   * Folded columns that substring filters look in, each with a trigram index (store/trigram.ts).
-   * The columns of the endpoint's `contains` parameters are added by the registry
-   * (endpoints/index.ts); name here only those other filters search (custom conditions).
-   */
-  readonly search?: readonly string[]
-  /** Searched columns of short identifiers, each also with a suffix index (set by the registry from `identifier` parameters). */
-  readonly suffixed?: readonly string[]
-  /** Select list and FROM clause over the source aliased `s` (joins allowed). */
-  readonly select: string
-  readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
-  /** The full form kept ready beside the short one (set by the registry from the endpoint, endpoints/index.ts). */
-  readonly full?: StoredFull
-  /** The list's short forms kept joined by bucket (set by the registry for list endpoints, shared/ready-pages.ts). */
-  readonly pages?: PagedList
-}
 
-/**
- * A dependency of full forms that the model's own columns do not show: `sql` selects (as
- * `ref`) the source objects whose full form may change when objects listed in the temp
- * table `_touched` change; it runs only when one of `types` was touched.
- */
-export interface FullTrace {
-  /** Object types (`Справочник.Номенклатура`, `Документ.*`) whose change may reach the forms. */
-  readonly types: readonly string[]
-  readonly sql: string
-}
 
-/** How the import builds a model's full forms: the endpoint's own builder, without request parameters. */
-export interface StoredFull {
-  readonly service: string
-  readonly page: (ctx: RequestContext, rows: readonly Row[]) => Promise<(row: Row) => FullResult>
-  readonly traces: readonly FullTrace[]
-  /** Part of the model's signature, so a changed builder rebuilds stored forms (store/migrate.ts). */
-  readonly signature: string
-}
 
 /** What a custom condition may consult: the other parameters, the options and the SQL dialect. */
 export interface ParamContext {
@@ -134,17 +77,7 @@ export interface ParamContext {
   readonly issues: string[]
 }
 
-export interface RequestContext {
-  readonly sql: SqlPort
-  /** The clock (tests inject one); cashflows' open periods end today. */
-  readonly now: () => Date
-  readonly options: Readonly<Record<string, boolean>>
-  readonly flags: ReadonlyMap<string, boolean>
-  readonly values: ReadonlyMap<string, string>
-}
 
-/** The full form of one row, or the problem that kept it out of `data`. */
-export type FullResult = { readonly value: unknown; readonly issue?: string } | { readonly value?: undefined; readonly issue: string }
 
 /** Cross-parameter rules, each with its `errors` message (spec wording where it gives one). */
 export interface Rule {
@@ -168,9 +101,9 @@ export interface ListEndpoint {
   readonly sort: readonly SortKey[]
   /**
    * The full forms of a page of rows: reads what the page needs with a few queries whatever
-   * its size (shared/by-owner.ts) and returns the builder of one row's form from that data,
+   * its size (store/by-owner.ts) and returns the builder of one row's form from that data,
    * which runs no queries of its own. The import runs it over each batch of rebuilt rows and
-   * stores the forms (import/read-models.ts); a request runs it only when `fullStored` says
+   * stores the forms (views/rebuild.ts); a request runs it only when `fullStored` says
    * the form depends on its parameters. A row whose builder throws leaves `data` with an
    * `errors` entry.
    */
@@ -185,7 +118,7 @@ export interface ListEndpoint {
    * is built per request by `fullPage`.
    */
   readonly fullStored?: (ctx: RequestContext) => boolean
-  /** Dependencies of the full form beyond the source's own columns and tabular parts (import/read-models.ts). */
+  /** Dependencies of the full form beyond the source's own columns and tabular parts (views/rebuild.ts). */
   readonly fullTraces?: readonly FullTrace[]
 }
 
@@ -210,10 +143,20 @@ export interface ComputedEndpoint {
    */
   readonly compute: (ctx: RequestContext, issues: string[]) => Promise<readonly unknown[] | Buffer | AsyncIterable<Buffer> | PrintedData>
   /**
-   * Whether a request with these parameters costs so little — a ready answer (import/ready.ts),
+   * Whether a request with these parameters costs so little — a ready answer (views/ready-answers.ts),
    * a bounded number of indexed reads — that it runs on the event loop, not in a worker.
    */
   readonly loopWhen?: (values: ReadonlyMap<string, string>, sql: SqlPort) => boolean | Promise<boolean>
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint
+
+/** A list's order as the planner uses it: its sort keys, `ref` last in the last key's direction. */
+export const listOrder = (ep: ListEndpoint): SortKey[] => [...ep.sort, { column: 'ref', dir: ep.sort.at(-1)?.dir ?? 'asc' }]
+
+export function pagedList(ep: ListEndpoint): PagedList {
+  const order = listOrder(ep)
+  // Day buckets keep the list's order only when the date is its first key.
+  const day = ep.period && order[0]!.column === ep.period.column ? ep.period.column : undefined
+  return { model: ep.readModel.table, full: ep.fullPage !== undefined, ...(day ? { day } : {}), dir: order[0]!.dir, order }
+}

@@ -7,7 +7,7 @@ import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
-import { readByOwner, refsOf } from './shared/by-owner.js'
+import { readByOwner, refsOf } from '../store/by-owner.js'
 import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
 import type { PartRow } from './shared/tabular.js'
 
@@ -20,6 +20,7 @@ export const demands: ListEndpoint = {
   response: RESPONSES.demands!,
   readModel: {
     table: 'api_demands',
+    version: 1,
     source: 'doc_demands',
     columns: [
       { name: 'doc_date', type: 'text' },

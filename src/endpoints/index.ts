@@ -1,15 +1,18 @@
 // The registry: routing, read models and the import's rebuild step all read this list.
 import { cashflows } from './cashflows.js'
-import type { Endpoint, ReadModel, StoredFull } from './define.js'
+import type { Endpoint } from './define.js'
+import type { ReadModel, StoredFull } from '../views/define.js'
 import { demands } from './demands.js'
-import { materials } from './materials.js'
+import { materials, wholeMaterialsTree as materialsTree } from './materials.js'
 import { morders } from './morders.js'
 import { orders } from './orders.js'
 import { payments } from './payments.js'
 import { receipts } from './receipts.js'
 import { nomenclatureSearch } from './shared/nomenclature-search.js'
 import { specMaterialRows } from './shared/spec-material-rows.js'
-import { pagedList } from './shared/ready-pages.js'
+import { pagedList } from './define.js'
+import { cashTurnovers } from '../views/cash/turnovers.js'
+import type { ViewCatalog } from '../views/define.js'
 import { sorders } from './sorders.js'
 import { specifications } from './specifications.js'
 import { transfers } from './transfers.js'
@@ -41,7 +44,7 @@ export const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch, specMat
 /**
  * The folded columns the substring filters of `ep` look in: its database `contains`
  * parameters, and the post-filter ones of a list, which the planner turns into database
- * conditions when the value can use the index (pipeline/plan.ts).
+ * conditions when the value can use the index (endpoints/plan.ts).
  */
 export function searchedColumns(ep: Endpoint): string[] {
   return ep.params.flatMap((p) =>
@@ -50,8 +53,8 @@ export function searchedColumns(ep: Endpoint): string[] {
 }
 
 /**
- * Bumped when a shared full-form builder (shared/*.ts) prints differently: the model
- * signatures only see each endpoint's own `fullPage` text.
+ * Bumped when the way full forms are kept changes for every model; a change of one
+ * endpoint's full form bumps that model's own `version`.
  */
 const FULL_FORMS_VERSION = 1
 
@@ -63,7 +66,7 @@ function storedFull(ep: Endpoint): StoredFull | undefined {
     service: ep.service,
     page: ep.fullPage,
     traces,
-    signature: JSON.stringify([FULL_FORMS_VERSION, ep.fullPage.toString(), traces]),
+    signature: JSON.stringify([FULL_FORMS_VERSION, traces]),
   }
 }
 
@@ -87,3 +90,11 @@ export const READ_MODELS: readonly ReadModel[] = [
   ...SUPPORT_MODELS,
   ...ENDPOINTS.flatMap((e) => (e.readModel ? [withSearch(e.readModel, e)] : [])),
 ]
+
+/** Every view the store keeps, handed down to migrate, import and sync (views/define.ts). */
+export const VIEWS: ViewCatalog = {
+  models: READ_MODELS,
+  support: SUPPORT_MODELS,
+  derived: [cashTurnovers],
+  answers: [materialsTree],
+}

@@ -3,24 +3,26 @@
 // selects the matching elements in one query (sorted by name), then their parent groups
 // level by level (one batched query per hierarchy level), and writes the tree as bytes.
 // A request without parameters streams the whole tree kept ready in the store instead
-// (import/ready.ts), which the same build wrote at import.
+// (views/ready-answers.ts), which the same build wrote at import.
 // Decisions where the spec is silent: siblings are groups first (by name), then elements
 // (by name); a group marked for deletion still carries its unmarked elements (the mark
 // excludes elements, groups are only the path to them); an element or group whose
 // parent is not a stored group of this catalogue is a root.
 import { RESPONSES } from './responses.js'
 import { fold, sortKey } from '../values/fold.js'
-import { planQuery } from '../pipeline/plan.js'
+import { planQuery } from './plan.js'
 import { compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
-import type { ComputedEndpoint, ListEndpoint, Param, ReadModel } from './define.js'
-import { readReady } from './shared/ready-bytes.js'
+import type { ComputedEndpoint, ListEndpoint, Param } from './define.js'
+import type { ReadModel } from '../views/define.js'
+import { readReady } from '../views/ready-bytes.js'
 import { treeJson } from './shared/tree.js'
-import type { ReadyAnswer } from '../import/ready.js'
+import type { ReadyAnswer } from '../views/define.js'
 import type { TreeElement, TreeGroup } from './shared/tree.js'
 
 const readModel: ReadModel = {
   table: 'api_materials',
+  version: 1,
   source: 'cat_nomenclature',
   columns: [
     { name: 'role', type: 'text' },
@@ -142,7 +144,7 @@ async function selectedTree(sql: SqlPort, values: ReadonlyMap<string, string>, f
 }
 
 /**
- * The unfiltered tree kept ready in the store (import/ready.ts): built by the same code as
+ * The unfiltered tree kept ready in the store (views/ready-answers.ts): built by the same code as
  * a request's, so its bytes are the same. It prints the read model's rows only, so it can
  * change only when nomenclature or what its nodes print (the referenced presentations)
  * changes.

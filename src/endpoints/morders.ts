@@ -8,7 +8,7 @@ import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
-import { readByOwner, refsOf } from './shared/by-owner.js'
+import { readByOwner, refsOf } from '../store/by-owner.js'
 import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
 import type { PartRow } from './shared/tabular.js'
 
@@ -37,6 +37,7 @@ export const morders: ListEndpoint = {
   response: RESPONSES.morders!,
   readModel: {
     table: 'api_morders',
+    version: 1,
     source: 'doc_production_orders',
     columns: [
       { name: 'doc_date', type: 'text' },

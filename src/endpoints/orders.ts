@@ -6,7 +6,8 @@ import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { messages } from '../values/messages.js'
 import { YES } from './define.js'
-import type { ListEndpoint, RequestContext } from './define.js'
+import type { ListEndpoint } from './define.js'
+import type { RequestContext } from '../views/define.js'
 import {
   databaseParams,
   documentColumns,
@@ -20,7 +21,7 @@ import {
   presentations,
   shortForm,
 } from './shared/documents.js'
-import { refsOf } from './shared/by-owner.js'
+import { refsOf } from '../store/by-owner.js'
 import { orderGoods, plannedCostTrace, RequestCosts } from './shared/order-goods.js'
 
 const refs = presentations('counterparty', 'organization', 'responsible', 'contract', 'warehouse')
@@ -43,6 +44,7 @@ export const orders: ListEndpoint = {
   response: RESPONSES.orders!,
   readModel: {
     table: 'api_orders',
+    version: 1,
     source: 'doc_customer_orders',
     columns: [
       ...documentColumns('date'),

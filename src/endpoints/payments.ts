@@ -21,7 +21,7 @@ import {
   resolves,
   shortForm,
 } from './shared/documents.js'
-import { refsOf } from './shared/by-owner.js'
+import { refsOf } from '../store/by-owner.js'
 import { attachmentFiles, referencedDocuments, settlementDocuments } from './shared/linked.js'
 
 const refs = presentations('responsible', 'recipient', 'counterparty', 'organization', 'cash', 'status_changer')
@@ -33,6 +33,7 @@ export const payments: ListEndpoint = {
   response: RESPONSES.payments!,
   readModel: {
     table: 'api_payments',
+    version: 1,
     source: 'doc_expense_requests',
     columns: [
       ...documentColumns('expense_date'),

@@ -22,8 +22,8 @@ import {
   resolves,
   shortForm,
 } from './shared/documents.js'
-import { readByOwner, refsOf } from './shared/by-owner.js'
-import type { ByOwner } from './shared/by-owner.js'
+import { readByOwner, refsOf } from '../store/by-owner.js'
+import type { ByOwner } from '../store/by-owner.js'
 import { attachmentFiles, referencedDocuments } from './shared/linked.js'
 
 const refs = presentations('counterparty', 'organization', 'warehouse', 'responsible')
@@ -70,6 +70,7 @@ export const receipts: ListEndpoint = {
   response: RESPONSES.receipts!,
   readModel: {
     table: 'api_receipts',
+    version: 1,
     source: 'doc_receipts',
     columns: [...documentColumns('date'), ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f')],
     indexes: [newestFirstIndex('date')],

@@ -21,7 +21,7 @@ import {
   presentations,
   shortForm,
 } from './shared/documents.js'
-import { refsOf } from './shared/by-owner.js'
+import { refsOf } from '../store/by-owner.js'
 import { attachmentList } from './shared/linked.js'
 import { orderGoods } from './shared/order-goods.js'
 
@@ -34,6 +34,7 @@ export const sorders: ListEndpoint = {
   response: RESPONSES.sorders!,
   readModel: {
     table: 'api_sorders',
+    version: 1,
     source: 'doc_supplier_orders',
     columns: [...documentColumns('date'), ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f', 'comment_f')],
     indexes: [newestFirstIndex('date')],

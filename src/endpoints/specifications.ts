@@ -18,10 +18,11 @@ import { messages } from '../values/messages.js'
 import type { Condition } from '../store/plan.js'
 import type { Dialect } from '../store/sql.js'
 import { YES } from './define.js'
-import type { ListEndpoint, ParamContext, RequestContext } from './define.js'
+import type { ListEndpoint, ParamContext } from './define.js'
+import type { RequestContext } from '../views/define.js'
 import { allOf, deliveryInRange, hasRow, joinedForm, materialsForm, readJoinedMaterials, readMaterials, rowFilter, rowsContain } from './shared/spec-materials.js'
 import type { JoinedMaterials, RowFilter } from './shared/spec-materials.js'
-import { refsOf } from './shared/by-owner.js'
+import { refsOf } from '../store/by-owner.js'
 import { ROW_SEPARATOR, SPEC_MATERIAL_ROWS } from './shared/spec-material-rows.js'
 import { shortOf, text, tryPart } from './shared/tabular.js'
 
@@ -60,6 +61,7 @@ export const specifications: ListEndpoint = {
   response: RESPONSES.specifications!,
   readModel: {
     table: 'api_specifications',
+    version: 1,
     source: 'cat_specifications',
     columns: [
       { name: 'code', type: 'text' },

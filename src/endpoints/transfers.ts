@@ -9,7 +9,7 @@ import { fold } from '../values/fold.js'
 import { messages } from '../values/messages.js'
 import { YES } from './define.js'
 import type { ListEndpoint } from './define.js'
-import { readByOwner, refsOf } from './shared/by-owner.js'
+import { readByOwner, refsOf } from '../store/by-owner.js'
 import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
 import type { PartRow } from './shared/tabular.js'
 
@@ -22,6 +22,7 @@ export const transfers: ListEndpoint = {
   response: RESPONSES.transfers!,
   readModel: {
     table: 'api_transfers',
+    version: 1,
     source: 'doc_transfers',
     columns: [
       { name: 'doc_date', type: 'text' },

@@ -11,6 +11,7 @@ export const warehouses: ListEndpoint = {
   response: RESPONSES.warehouses!,
   readModel: {
     table: 'api_warehouses',
+    version: 1,
     source: 'cat_warehouses',
     columns: [
       { name: 'code_f', type: 'text' },

@@ -3,16 +3,16 @@
 // inside a transaction the caller owns. `docgate import` rejects a whole file on the first
 // invalid line; sync skips one bad object and writes the rest of its batch with its own
 // bookkeeping in the same transaction (architecture-next §3).
-import { READ_MODELS, SUPPORT_MODELS } from '../endpoints/index.js'
-import type { ReadModel } from '../endpoints/define.js'
-import { printsAny, rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
-import { newAnswersGen } from '../store/answers-gen.js'
-import { READY_PENDING, deleteMeta, setMeta } from '../store/migrate.js'
+import { VIEWS } from '../endpoints/index.js'
+import type { ReadModel } from '../views/define.js'
+import { printsAny, rebuildCashAccounts } from '../views/cash/accounts.js'
+import { newAnswersGen } from '../views/generation.js'
+import { READY_PENDING, deleteMeta, setMeta } from '../views/migrate.js'
 import type { SqlPort } from '../store/sql.js'
 import { renewStatistics } from '../store/statistics.js'
-import { DerivedChanges } from './derived.js'
-import { rebuildReadModels } from './read-models.js'
-import { refreshReadyAnswers } from './ready.js'
+import { DerivedChanges } from '../views/derived.js'
+import { rebuildReadModels } from '../views/rebuild.js'
+import { refreshReadyAnswers } from '../views/ready-answers.js'
 import { validate } from './validate.js'
 import type { Validated } from './validate.js'
 import { Writer } from './writer.js'
@@ -29,7 +29,7 @@ export class ImportBatch {
   /** Must be created inside the caller's transaction. */
   constructor(sql: SqlPort) {
     this.#sql = sql
-    this.#derived = new DerivedChanges(sql)
+    this.#derived = new DerivedChanges(sql, VIEWS.derived)
     this.#writer = new Writer(sql, this.#derived)
   }
 
@@ -63,7 +63,7 @@ export class ImportBatch {
     const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
     if (options.ready === 'later') await setMeta(this.#sql, READY_PENDING, '1')
     else {
-      await rebuildReadModels(this.#sql, READ_MODELS, touched)
+      await rebuildReadModels(this.#sql, VIEWS.models, touched)
       // Only read models hold trigram indexes: with none written there is nothing to merge.
       const settle = this.#sql.dialect.trigram.settle
       if (settle) await this.#sql.all(settle())
@@ -72,7 +72,7 @@ export class ImportBatch {
     if (options.ready !== 'later') {
       // The statement's accounts print names the register does not hold (its own changes are the derived update's).
       if (printsAny(touched.types)) await rebuildCashAccounts(this.#sql)
-      await refreshReadyAnswers(this.#sql, touched)
+      await refreshReadyAnswers(this.#sql, touched, VIEWS.answers)
     }
     // Answers kept by servers (serving/answer-cache.ts) are known by this; the batch may change any of them.
     await newAnswersGen(this.#sql)
@@ -99,15 +99,15 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
   const sibling = await sql.sibling?.().catch(() => undefined)
   try {
     const writers = sibling ? [sql, sibling] : [sql]
-    const rest = READ_MODELS.filter((m) => !SUPPORT_MODELS.includes(m))
-    for (const models of [SUPPORT_MODELS, sibling ? await largestFirst(sql, rest) : rest]) await rebuildEach(writers, models)
+    const rest = VIEWS.models.filter((m) => !VIEWS.support.includes(m))
+    for (const models of [VIEWS.support, sibling ? await largestFirst(sql, rest) : rest]) await rebuildEach(writers, models)
   } finally {
     await sibling?.close()
   }
   // Each model, rebuilt whole, has merged its GIN pending lists already (read-models.ts).
   await sql.transaction(async () => {
     await rebuildCashAccounts(sql)
-    await refreshReadyAnswers(sql, 'all')
+    await refreshReadyAnswers(sql, 'all', VIEWS.answers)
     await newAnswersGen(sql)
     await deleteMeta(sql, READY_PENDING)
   })

@@ -4,7 +4,7 @@
 // catalogue its documents' rows), so there they wait for the last file and are built once,
 // as the demo's are (decision "A first load builds its read models once").
 import type { SqlPort } from '../store/sql.js'
-import { getMeta, READY_PENDING } from '../store/migrate.js'
+import { getMeta, READY_PENDING } from '../views/migrate.js'
 import { rebuildDeferred } from './batch.js'
 import { readFiles } from './read.js'
 import { importEntries } from './run.js'

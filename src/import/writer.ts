@@ -15,7 +15,7 @@ import { weightOf } from './validate.js'
 import type { Operation } from './validate.js'
 import { chunkRows, chunkTable } from '../store/blobs.js'
 import type { SqlPort, SqlValue } from '../store/sql.js'
-import type { DerivedChanges } from './derived.js'
+import type { DerivedChanges } from '../views/derived.js'
 
 type Upsert = Extract<Operation, { op: 'upsert' }>
 type Records = Extract<Operation, { op: 'records' }>

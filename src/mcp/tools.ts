@@ -5,7 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Endpoint, Param } from '../endpoints/define.js'
 import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
-import { isIn } from '../pipeline/parse.js'
+import { isIn } from '../endpoints/parse.js'
 import { runComputed, runList } from '../pipeline/run.js'
 import type { RunOptions } from '../pipeline/run.js'
 import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound } from './bound.js'

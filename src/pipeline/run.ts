@@ -2,17 +2,20 @@
 // Short and full forms are ready JSON in the read model, joined by the store a page at a
 // time; only a full form that depends on the request is built here, from what each
 // page's reads loaded, and streamed.
-import type { ComputedEndpoint, ListEndpoint, RequestContext } from '../endpoints/define.js'
-import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../endpoints/full-forms.js'
-import { joinedAnswer, pageRowsSql, pagedList, readPages } from '../endpoints/shared/ready-pages.js'
-import type { PagedList, StoredPage } from '../endpoints/shared/ready-pages.js'
+import type { ComputedEndpoint, ListEndpoint } from '../endpoints/define.js'
+import type { RequestContext } from '../views/define.js'
+import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../views/full-forms.js'
+import { joinedAnswer, pageRowsSql, readPages } from '../views/pages.js'
+import { pagedList } from '../endpoints/define.js'
+import type { StoredPage } from '../views/pages.js'
+import type { PagedList } from '../views/define.js'
 import type { Condition } from '../store/plan.js'
 import { compileBoundedPage, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, serialize } from '../views/json-stream.js'
-import { parseRequest } from './parse.js'
-import { planQuery } from './plan.js'
+import { parseRequest } from '../endpoints/parse.js'
+import { planQuery } from '../endpoints/plan.js'
 
 export type Body = Buffer | AsyncIterable<Buffer>
 
@@ -174,7 +177,7 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
   }
   return rowByRow(first)
 
-  /** Ready pages (endpoints/shared/ready-pages.ts), streamed as they are read. */
+  /** Ready pages (views/pages.ts), streamed as they are read. */
   async function* fromPages(first: readonly StoredPage[], rest: AsyncIterable<StoredPage> | undefined): AsyncGenerator<Buffer> {
     out.push(HEAD)
     const list = pagesOf(ep)

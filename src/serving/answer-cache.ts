@@ -1,6 +1,6 @@
 // Answers kept in the serving process. What the API prints is a pure function of the stored
 // data, the request and the day it is asked on (a cash statement without `to` ends today),
-// so an answer kept under the store's answers generation (store/answers-gen.ts, drawn anew
+// so an answer kept under the store's answers generation (views/generation.ts, drawn anew
 // by every import batch and migration) is the answer while the store still names that
 // generation: one read of `meta` instead of the request's reads and builds. A BI report or a
 // dashboard asks the same questions again and again; the 6 MB of
@@ -19,7 +19,7 @@
 import { Readable, Transform, pipeline } from 'node:stream'
 import { LRUCache } from 'lru-cache'
 import { isoDay, today } from '../values/dates.js'
-import { answersGen } from '../store/answers-gen.js'
+import { answersGen } from '../views/generation.js'
 import type { SqlPort } from '../store/sql.js'
 import type { DataRequest, Execution, Executor } from './executor.js'
 

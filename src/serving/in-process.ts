@@ -3,7 +3,7 @@
 // loop still answers what costs a few bounded reads (`attempt`, serving/ready-first.ts).
 import { Readable } from 'node:stream'
 import { endpointByService } from '../endpoints/index.js'
-import { queryPairs } from '../pipeline/parse.js'
+import { queryPairs } from '../endpoints/parse.js'
 import { runComputed, runComputedOnLoop, runList, runListOnLoop } from '../pipeline/run.js'
 import type { Body, RunOptions } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'

@@ -1,6 +1,6 @@
 // Requests whose answer is read whole from a few ready pages (a list asked for whole or for
 // a period, short or full, at most LOOP_PAGES pages and LOOP_BYTES, pipeline/run.ts) or
-// from a ready answer (the unfiltered materials tree, import/ready.ts) run on the event loop:
+// from a ready answer (the unfiltered materials tree, views/ready-answers.ts) run on the event loop:
 // a few indexed reads of stored bytes, each statement bounded (8 pages, one 768 KiB chunk),
 // cost less than the hand-off to a worker and its wake-up. So do requests that a substring
 // condition bounds to a few rows, as the trigram index finds them (a document by its

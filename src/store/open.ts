@@ -1,8 +1,6 @@
 // Opens the store a `--db` value names: an SQLite file path (the embedded default) or a
 // `postgres://` URL (many stateless gateways over one database).
 import pg from 'pg'
-import { migrate } from './migrate.js'
-import type { MigrateOptions } from './migrate.js'
 import { pgCopy } from './pg-copy.js'
 import { PgStore } from './postgres.js'
 import { SqliteStore } from './sqlite.js'
@@ -83,15 +81,8 @@ async function writingConnection(db: string): Promise<PgStore> {
   return new PgStore(client, { copy: pgCopy(client), close: () => client.end(), sibling: () => writingConnection(db) })
 }
 
-/** The import/administration store: writable, with the schema brought up to date. */
-export async function openWritable(db: string, options: MigrateOptions = {}): Promise<SqlPort> {
-  let store: SqlPort
-  if (isPostgresUrl(db)) {
-    // One connection: an import is one transaction and uses session temp tables.
-    store = await writingConnection(db)
-  } else {
-    store = new SqliteStore(db)
-  }
-  await store.transaction(() => migrate(store, undefined, options))
-  return store
+/** The import/administration store: writable; the caller brings its schema up to date (app/store.ts). */
+export async function openWriting(db: string): Promise<SqlPort> {
+  // One PostgreSQL connection: an import is one transaction and uses session temp tables.
+  return isPostgresUrl(db) ? writingConnection(db) : new SqliteStore(db)
 }

@@ -49,7 +49,7 @@ function refIndexes(table: string): string[][] {
  * specification reaches (endpoints/shared/order-goods.ts plannedCostTrace), one index
  * lookup per step of its recursion instead of a scan; and the references to any document
  * (a request's basis, a receipt's deal), which every batch of documents traces for the
- * forms that print them (import/read-models.ts): without an index each batch scanned the
+ * forms that print them (views/rebuild.ts): without an index each batch scanned the
  * whole table (~2 ms a batch at scale 10, ten times that at scale 100).
  */
 const TRACED_LINKS: Readonly<Record<string, readonly string[]>> = {

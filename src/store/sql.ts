@@ -38,7 +38,7 @@ export interface Dialect {
   readonly uncompressed?: { readonly stored: string; keep(table: string, column: string): string }
   /**
    * What each serving connection keeps in memory of the ready pages it read
-   * (endpoints/shared/ready-pages.ts): `bytes` in all, and only the pages of answers of at
+   * (views/pages.ts): `bytes` in all, and only the pages of answers of at
    * most `answerBytes`. Where a read is dear, more is worth keeping.
    */
   readonly pageCache: { readonly bytes: number; readonly answerBytes: number }

@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConnectionDrainer } from '../../src/http/drain.js'
 import { buildServer } from '../../src/http/server.js'
-import { openReadOnly, openWritable } from '../../src/store/open.js'
+import { openReadOnly } from '../../src/store/open.js'
+import { openWritable } from '../../src/app/store.js'
 import { tempDir } from '../support/app.js'
 
 const allow = { authenticate: async () => ({ ok: true as const, user: 't' }) }

@@ -2,7 +2,7 @@
 // within one file, later lines must still see earlier ones, on every engine.
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { cashTurnovers } from '../../src/endpoints/shared/cash-turnovers.js'
+import { cashTurnovers } from '../../src/views/cash/turnovers.js'
 import type { SqlPort, SqlValue } from '../../src/store/sql.js'
 import { recordSet } from '../fixtures/cashflows.js'
 import { importFixture } from '../support/app.js'
@@ -155,7 +155,7 @@ for (const backend of BACKENDS) describe(`${backend}: one file writes as its lin
     assert.deepEqual(await sql.all("SELECT receipt FROM cash_turnovers WHERE level = 'y'"), [{ receipt: 18_003_000 }])
   })
 
-  // import/read-models.ts builds 2,000 rows a batch and reads the next batch while it renders this one.
+  // views/rebuild.ts builds 2,000 rows a batch and reads the next batch while it renders this one.
   it('a read model built in several batches keeps each document its own full form', async () => {
     const batches: number[] = []
     const spy = beforeInsert(sql, (table, rows) => {

@@ -11,11 +11,11 @@ import { after, before, describe, it } from 'node:test'
 import { writeDemo } from '../../src/cli/demo.js'
 import { demoFiles } from '../../src/demo/generate.js'
 import { rebuildDeferred } from '../../src/import/batch.js'
-import { READ_MODELS } from '../../src/endpoints/index.js'
+import { READ_MODELS, VIEWS } from '../../src/endpoints/index.js'
 import { loadFiles } from '../../src/import/files.js'
 import { importEntries } from '../../src/import/run.js'
 import type { ImportReport } from '../../src/import/run.js'
-import { READY_PENDING, getMeta, migrate, outdated } from '../../src/store/migrate.js'
+import { READY_PENDING, getMeta, migrate, outdated } from '../../src/views/migrate.js'
 import type { Row, SqlPort } from '../../src/store/sql.js'
 import { BACKENDS, importFixture } from '../support/app.js'
 import { createTestStore, tempDir } from '../support/stores.js'
@@ -101,7 +101,7 @@ for (const backend of BACKENDS) {
         assert.deepEqual(once.get(table), byFile.get(table), table)
       }
       assert.equal(await getMeta(sql, READY_PENDING), undefined)
-      assert.deepEqual(await outdated(sql), [])
+      assert.deepEqual(await outdated(sql, VIEWS), [])
     })
 
     it('prints a name changed after the register the same way (the cash accounts)', async () => {
@@ -156,7 +156,7 @@ for (const backend of BACKENDS) {
       await assert.rejects(loadFiles(sql, [catalogues!, bad, join(dir, 'missing.ndjson')], (_, r) => reports.push(r)), { code: 'ENOENT' })
       assert.deepEqual(reports.map((r) => r.ok), [true, false])
       assert.equal(await getMeta(sql, READY_PENDING), undefined)
-      assert.deepEqual(await outdated(sql), [])
+      assert.deepEqual(await outdated(sql, VIEWS), [])
       assert.ok((await count(sql, 'cat_warehouses')) > 0)
       assert.equal(await count(sql, 'api_warehouses'), await count(sql, 'cat_warehouses'))
     })
@@ -186,11 +186,11 @@ for (const backend of BACKENDS) {
       assert.ok((await count(sql, 'cat_warehouses')) > 0)
       assert.equal(await count(sql, 'api_warehouses'), 0)
       assert.equal(await getMeta(sql, READY_PENDING), '1')
-      assert.deepEqual(await outdated(sql), ['read models (a demo stopped before building them)'])
+      assert.deepEqual(await outdated(sql, VIEWS), ['read models (a demo stopped before building them)'])
       // What any writing command runs when it opens the store.
-      await sql.transaction(() => migrate(sql))
+      await sql.transaction(() => migrate(sql, VIEWS))
       assert.equal(await getMeta(sql, READY_PENDING), undefined)
-      assert.deepEqual(await outdated(sql), [])
+      assert.deepEqual(await outdated(sql, VIEWS), [])
       assert.equal(await count(sql, 'api_warehouses'), await count(sql, 'cat_warehouses'))
       assert.equal(await count(sql, 'api_materials'), await count(sql, 'cat_nomenclature'))
     })

@@ -3,13 +3,14 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { cashBalances } from '../../src/endpoints/shared/cash-balances.js'
-import { cashTurnovers } from '../../src/endpoints/shared/cash-turnovers.js'
-import { migrate } from '../../src/store/migrate.js'
-import { openWritable } from '../../src/store/open.js'
+import { cashTurnovers } from '../../src/views/cash/turnovers.js'
+import { migrate } from '../../src/views/migrate.js'
+import { openWritable } from '../../src/app/store.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import type { Move } from '../fixtures/cashflows.js'
 import { recordSet } from '../fixtures/cashflows.js'
 import { importFixture, tempDir } from '../support/app.js'
+import { VIEWS } from '../../src/endpoints/index.js'
 
 const snapshot = (sql: SqlPort) => sql.all('SELECT * FROM cash_turnovers ORDER BY organization, account, account_type, level, start')
 
@@ -84,7 +85,7 @@ describe('derived cash turnovers', () => {
     const before = await snapshot(sql)
     await sql.run("DELETE FROM meta WHERE key = 'derived:cash_turnovers'")
     await sql.run('DELETE FROM cash_turnovers')
-    await sql.transaction(() => migrate(sql))
+    await sql.transaction(() => migrate(sql, VIEWS))
     assert.deepEqual(await snapshot(sql), before)
   })
 
@@ -94,7 +95,7 @@ describe('derived cash turnovers', () => {
     assert.deepEqual(await indexes(), ['reg_cash__account_period'])
     await sql.exec('CREATE INDEX reg_cash__organization_account_account_type_period_movement_amount_amount_mgmt ON reg_cash (organization, account, account_type, period, movement, amount, amount_mgmt)')
     await sql.run("DELETE FROM meta WHERE key = 'derived:cash_turnovers'")
-    await sql.transaction(() => migrate(sql))
+    await sql.transaction(() => migrate(sql, VIEWS))
     assert.deepEqual(await indexes(), ['reg_cash__account_period'])
   })
 

@@ -1,13 +1,13 @@
 // A ready page of full forms whose documents carry attachments keeps its joined body and
-// where each content goes (endpoints/shared/ready-pages.ts); serving splices the contents in,
+// where each content goes (views/pages.ts); serving splices the contents in,
 // the small ones read many per statement, a longer one chunk by chunk (full-forms.ts). The
 // answer is byte for byte what the rows print one by one.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { ListEndpoint } from '../../src/endpoints/define.js'
 import { ENDPOINTS } from '../../src/endpoints/index.js'
-import { storedForm } from '../../src/endpoints/full-forms.js'
-import { PAGES_TABLE, fullKey } from '../../src/endpoints/shared/ready-pages.js'
+import { storedForm } from '../../src/views/full-forms.js'
+import { PAGES_TABLE, fullKey } from '../../src/views/pages.js'
 import { ChunkWriter } from '../../src/views/json-stream.js'
 import { LOOP_BYTES, runList } from '../../src/pipeline/run.js'
 import { inProcessExecutor } from '../../src/serving/in-process.js'

@@ -1,4 +1,4 @@
-// Ready pages (endpoints/shared/ready-pages.ts): a list without filters, or with only its
+// Ready pages (views/pages.ts): a list without filters, or with only its
 // period, is served from the pages the import keeps, and those pages are exactly the read
 // model's rows in the list's order — after imports in several transactions, a document
 // moved to another day, a removed one, and a bucket longer than one statement reads.
@@ -7,8 +7,9 @@ import { after, before, describe, it } from 'node:test'
 import { demoFiles } from '../../src/demo/generate.js'
 import type { ListEndpoint } from '../../src/endpoints/define.js'
 import { ENDPOINTS } from '../../src/endpoints/index.js'
-import { PAGES_TABLE, PAGE_ROWS, listOrder, pagedList } from '../../src/endpoints/shared/ready-pages.js'
-import { storedForm } from '../../src/endpoints/full-forms.js'
+import { PAGES_TABLE, PAGE_ROWS } from '../../src/views/pages.js'
+import { listOrder, pagedList } from '../../src/endpoints/define.js'
+import { storedForm } from '../../src/views/full-forms.js'
 import { ChunkWriter } from '../../src/views/json-stream.js'
 import { runList } from '../../src/pipeline/run.js'
 import type { Body } from '../../src/pipeline/run.js'

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { YES } from '../../src/endpoints/define.js'
 import type { Param } from '../../src/endpoints/define.js'
 import { parseDay } from '../../src/values/dates.js'
-import { parseRequest, queryPairs } from '../../src/pipeline/parse.js'
+import { parseRequest, queryPairs } from '../../src/endpoints/parse.js'
 
 const params: Param[] = [
   { name: 'full', stage: 'option', truthy: YES },

@@ -8,12 +8,13 @@ import { Metrics } from '../../src/admin/metrics.js'
 import { answerCache } from '../../src/serving/answer-cache.js'
 import type { DataRequest, Execution, Executor } from '../../src/serving/executor.js'
 import { inProcessExecutor } from '../../src/serving/in-process.js'
-import { answersGen } from '../../src/store/answers-gen.js'
-import { migrate } from '../../src/store/migrate.js'
+import { answersGen } from '../../src/views/generation.js'
+import { migrate } from '../../src/views/migrate.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { uuid } from '../support/refs.js'
 import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
+import { VIEWS } from '../../src/endpoints/index.js'
 
 const now = new Date(2026, 10, 20, 12)
 const req = (service: string, query = '', at = now): DataRequest => ({ service, query, now: at })
@@ -111,7 +112,7 @@ for (const backend of BACKENDS) describe(`the answers generation (${backend})`, 
     try {
       const first = await answersGen(store.writer)
       assert.match(first, /^\d+$/)
-      await store.writer.transaction(() => migrate(store.writer))
+      await store.writer.transaction(() => migrate(store.writer, VIEWS))
       assert.notEqual(await answersGen(store.writer), first)
     } finally {
       await store.writer.close()

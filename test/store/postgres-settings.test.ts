@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict'
 import { afterEach, beforeEach, describe, it } from 'node:test'
 import { writeDemo } from '../../src/cli/demo.js'
-import { migrate } from '../../src/store/migrate.js'
+import { migrate } from '../../src/views/migrate.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
+import { VIEWS } from '../../src/endpoints/index.js'
 
 const storage = (sql: SqlPort) =>
   sql.all<{ col: string; storage: string }>(
@@ -58,10 +59,10 @@ for (const backend of BACKENDS.filter((b) => b !== 'sqlite')) describe(`${backen
         return typeof value === 'function' ? value.bind(target) : value
       },
     })
-    await sql.transaction(() => migrate(spy))
+    await sql.transaction(() => migrate(spy, VIEWS))
     assert.deepEqual(altered, ['ALTER TABLE ready_pages ALTER COLUMN body SET STORAGE EXTERNAL'])
     assert.deepEqual((await storage(sql)).map((r) => r.storage), ['e', 'e'])
-    await sql.transaction(() => migrate(spy))
+    await sql.transaction(() => migrate(spy, VIEWS))
     assert.equal(altered.length, 1)
   })
 })

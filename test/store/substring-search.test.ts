@@ -6,11 +6,11 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { PGlite } from '@electric-sql/pglite'
-import { ENDPOINTS, READ_MODELS } from '../../src/endpoints/index.js'
+import { ENDPOINTS, READ_MODELS, VIEWS } from '../../src/endpoints/index.js'
 import { importEntries } from '../../src/import/run.js'
 import { fold } from '../../src/values/fold.js'
-import { planQuery } from '../../src/pipeline/plan.js'
-import { migrate } from '../../src/store/migrate.js'
+import { planQuery } from '../../src/endpoints/plan.js'
+import { migrate } from '../../src/views/migrate.js'
 import type { QueryPlan } from '../../src/store/plan.js'
 import { PgStore } from '../../src/store/postgres.js'
 import { compilePage } from '../../src/store/select.js'
@@ -198,7 +198,7 @@ describe('PostgreSQL without pg_trgm', () => {
     const sql = new PgStore(db)
     try {
       const warnings: string[] = []
-      await sql.transaction(() => migrate(sql, undefined, { warn: (m) => warnings.push(m) }))
+      await sql.transaction(() => migrate(sql, VIEWS, { warn: (m) => warnings.push(m) }))
       assert.equal(warnings.length, 1)
       assert.match(warnings[0]!, /^substring search has no trigram index: .*pg_trgm/)
       assert.ok((await missingTrigramIndexes(sql, READ_MODELS)).includes('api_warehouses__name_f__trgm'))

@@ -24,7 +24,7 @@ function withReads(sql: SqlPort, all: (text: string, params: readonly SqlValue[]
 }
 
 /**
- * The import's read of the objects whose read-model rows it rebuilds (import/read-models.ts):
+ * The import's read of the objects whose read-model rows it rebuilds (views/rebuild.ts):
  * never a document's own read, though its text names the tables its counts look in.
  */
 const rebuildRead = (text: string): boolean => text.includes('FROM _affected')

@@ -8,13 +8,15 @@ import { randomBytes } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import pg from 'pg'
-import { migrate } from '../../src/store/migrate.js'
-import { openReadOnly, openWritable } from '../../src/store/open.js'
+import { migrate } from '../../src/views/migrate.js'
+import { openReadOnly } from '../../src/store/open.js'
+import { openWritable } from '../../src/app/store.js'
 import { PgStore } from '../../src/store/postgres.js'
 import { SqliteStore } from '../../src/store/sqlite.js'
 import type { SqlPort, SqlValue } from '../../src/store/sql.js'
 import { importEntries } from '../../src/import/run.js'
 import type { ImportReport } from '../../src/import/run.js'
+import { VIEWS } from '../../src/endpoints/index.js'
 
 const entries = (objects: readonly unknown[]) => objects.map((value, i) => ({ line: i + 1, value }))
 
@@ -78,7 +80,7 @@ export async function createTestStore(backend: Backend): Promise<TestStore> {
   if (backend === 'pglite') {
     const db = new PGlite({ parsers: int8, extensions: { pg_trgm } })
     const writer = new PgStore(db)
-    await writer.transaction(() => migrate(writer))
+    await writer.transaction(() => migrate(writer, VIEWS))
     return {
       writer,
       async openReader() {

@@ -6,8 +6,7 @@ import { hashPassword } from '../../src/auth/password.js'
 import { sync } from '../../src/cli/sync.js'
 import type { SyncFlags } from '../../src/cli/sync.js'
 import { demoFiles } from '../../src/demo/generate.js'
-import { READ_MODELS } from '../../src/endpoints/index.js'
-import { DERIVED_TABLES } from '../../src/import/derived.js'
+import { READ_MODELS, VIEWS } from '../../src/endpoints/index.js'
 import { buildServer } from '../../src/http/server.js'
 import { modelTables } from '../../src/store/schema.js'
 import type { SqlPort } from '../../src/store/sql.js'
@@ -89,7 +88,7 @@ export async function dump(sql: SqlPort): Promise<Record<string, unknown[]>> {
   const tables = [
     ...modelTables().filter((t) => t.name !== 'users' && t.name !== 'meta').map((t) => ({ name: t.name, key: t.primaryKey })),
     ...READ_MODELS.map((m) => ({ name: m.table, key: m.rowKey ? ['ref', m.rowKey] : ['ref'] })),
-    ...DERIVED_TABLES.flatMap((d) => d.tables.map((t) => ({ name: t.name, key: t.primaryKey }))),
+    ...VIEWS.derived.flatMap((d) => d.tables.map((t) => ({ name: t.name, key: t.primaryKey }))),
   ]
   const out: Record<string, unknown[]> = {}
   for (const t of tables) {

@@ -3,8 +3,8 @@
 // the period needs nothing more; otherwise its running totals (cash-cumulative.ts) give the
 // balance before the period and the one through its end, an indexed read each.
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
-import { CASH_ACCOUNTS, TEXTS } from './cash-accounts.js'
-import { CUMULATIVE } from './cash-cumulative.js'
+import { CASH_ACCOUNTS, TEXTS } from '../../views/cash/accounts.js'
+import { CUMULATIVE } from '../../views/cash/cumulative.js'
 
 export interface BalanceRow {
   /** The account's printed attributes, JSON members without braces (cash-accounts.ts). */

@@ -5,7 +5,8 @@ import { fold } from '../../values/fold.js'
 import type { ColumnDef } from '../../store/table.js'
 import type { Row, SqlValue } from '../../store/sql.js'
 import { YES } from '../define.js'
-import type { Param, Period, SortKey } from '../define.js'
+import type { Param, Period } from '../define.js'
+import type { SortKey } from '../../views/define.js'
 
 /**
  * Read-model columns every document list has: its period column (stored

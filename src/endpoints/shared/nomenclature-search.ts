@@ -4,12 +4,13 @@
 // its nomenclature group changes; a copy inside the specification read model would go
 // stale, because row references do not trigger a rebuild of the owner.
 import { fold } from '../../values/fold.js'
-import type { ReadModel } from '../define.js'
+import type { ReadModel } from '../../views/define.js'
 
 export const NOMENCLATURE_SEARCH = 'api_nomenclature_search'
 
 export const nomenclatureSearch: ReadModel = {
   table: NOMENCLATURE_SEARCH,
+  version: 1,
   source: 'cat_nomenclature',
   columns: [
     { name: 'code_f', type: 'text' },

@@ -2,9 +2,9 @@
 // row fields), and the store's specifications for the planned-cost calculation, read for a
 // whole page of orders (by-owner.ts).
 import type { SqlPort } from '../../store/sql.js'
-import type { FullTrace } from '../define.js'
-import { readByOwner } from './by-owner.js'
-import type { ByOwner } from './by-owner.js'
+import type { FullTrace } from '../../views/define.js'
+import { readByOwner } from '../../store/by-owner.js'
+import type { ByOwner } from '../../store/by-owner.js'
 import { nestedSpecification, PlannedCosts, rowSpecifications } from './planned-cost.js'
 import type { OrderRow, SpecSource, Specification } from './planned-cost.js'
 
@@ -191,7 +191,7 @@ export class RequestCosts {
  * owner of a material row whose nomenclature was touched, and, recursively, the owner of a
  * material row whose nomenclature's main specification is dirty; an order row with no
  * stored cost reaches it through its Спецификация or its nomenclature's main one. (A touched
- * row specification or row nomenclature is the tabular trace's: import/read-models.ts.)
+ * row specification or row nomenclature is the tabular trace's: views/rebuild.ts.)
  */
 export const plannedCostTrace = (goodsTable: string): FullTrace => ({
   types: ['Справочник.СпецификацииНоменклатуры', 'Справочник.Номенклатура'],

@@ -6,7 +6,7 @@
 // A read model of its own, rebuilt with the specification and whenever a row's item
 // (code, name, group), its group or its unit changes: the traces below.
 import { fold } from '../../values/fold.js'
-import type { ReadModel } from '../define.js'
+import type { ReadModel } from '../../views/define.js'
 import { text } from './tabular.js'
 
 export const SPEC_MATERIAL_ROWS = 'api_spec_material_rows'
@@ -52,6 +52,7 @@ export const FIELD_SEPARATOR = '\n'
 
 export const specMaterialRows: ReadModel = {
   table: SPEC_MATERIAL_ROWS,
+  version: 1,
   // `ref` is the owning specification: the import's traces and deletes work per owner.
   source: 'cat_specifications',
   rowKey: 'line',

@@ -1,11 +1,11 @@
 // Tabular parts of a page's documents, read for the `full` forms when the import rebuilds
 // them (every reference in a row is traced, so a renamed object rebuilds the forms that
-// print it: import/read-models.ts), and the per-document failure handling the spec asks
+// print it: views/rebuild.ts), and the per-document failure handling the spec asks
 // for (§ Errors: a problem with a single document goes to `errors`; the others stay in `data`).
 import { numberDate } from '../../values/printed.js'
 import { messages } from '../../values/messages.js'
 import type { Row } from '../../store/sql.js'
-import type { OwnersQuery } from './by-owner.js'
+import type { OwnersQuery } from '../../store/by-owner.js'
 
 /** The short form kept in the read model, as an object the full form extends. */
 export const shortOf = (row: Row): Record<string, unknown> => JSON.parse((row.short as Buffer).toString('utf8')) as Record<string, unknown>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { readByOwner } from '../../../src/endpoints/shared/by-owner.js'
+import { readByOwner } from '../../../src/store/by-owner.js'
 import type { SqlPort, SqlValue } from '../../../src/store/sql.js'
 
 interface Line {

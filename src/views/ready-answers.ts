@@ -1,30 +1,17 @@
-// Ready answers: whole responses kept as bytes (endpoints/shared/ready-bytes.ts) because
+// Ready answers: whole responses kept as bytes (views/ready-bytes.ts) because
 // building them per request costs far more than sending them (the unfiltered materials
 // tree: 20 MB from 50,000 read-model rows). Rebuilt at most once per import transaction,
 // at its end, and only when what the transaction touched can change them: a sync that
 // writes documents in batches of 1,000 never rebuilds the tree, one that writes a
 // nomenclature item rebuilds it once for its batch.
-import { wholeMaterialsTree } from '../endpoints/materials.js'
-import { readyTable, writeReady } from '../endpoints/shared/ready-bytes.js'
+import { readyTable, writeReady } from './ready-bytes.js'
 import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
 import { tableDdl } from '../store/schema.js'
 import type { SqlPort } from '../store/sql.js'
-import type { Touched } from './read-models.js'
+import type { ReadyAnswer } from './define.js'
+import type { Touched } from './rebuild.js'
 
-export interface ReadyAnswer {
-  /** Its key in the ready table; its meta key (`ready:<name>`) holds the version it was built by. */
-  readonly name: string
-  /** Bump when what `build` prints changes without its read model's definition changing. */
-  readonly version: number
-  /** The read model it is printed from: rebuilt whenever migrate rebuilds that model. */
-  readonly readModel: string
-  /** The catalogue behind that read model, and its reference columns whose targets' presentations it prints. */
-  readonly source: { readonly table: string; readonly type: string; readonly columns: readonly string[] }
-  readonly build: (sql: SqlPort) => Promise<Buffer>
-}
-
-export const READY_ANSWERS: readonly ReadyAnswer[] = [wholeMaterialsTree]
 
 const TOUCHED = '_ready_touched'
 
@@ -49,7 +36,7 @@ async function affected(sql: SqlPort, answer: ReadyAnswer, touched: Touched): Pr
 }
 
 /** After the read models of an import transaction: rebuilds each ready answer it may have changed. */
-export async function refreshReadyAnswers(sql: SqlPort, touched: Touched | 'all', answers: readonly ReadyAnswer[] = READY_ANSWERS): Promise<void> {
+export async function refreshReadyAnswers(sql: SqlPort, touched: Touched | 'all', answers: readonly ReadyAnswer[]): Promise<void> {
   for (const answer of answers) {
     if (touched !== 'all' && !(await affected(sql, answer, touched))) continue
     await writeReady(sql, answer.name, await answer.build(sql))
@@ -60,7 +47,7 @@ export async function refreshReadyAnswers(sql: SqlPort, touched: Touched | 'all'
  * From migrate: creates the ready table and rebuilds an answer whose definition changed or
  * whose read model migrate has just rebuilt (its rows may print differently now).
  */
-export async function migrateReady(sql: SqlPort, rebuiltModels: readonly string[], answers: readonly ReadyAnswer[] = READY_ANSWERS): Promise<void> {
+export async function migrateReady(sql: SqlPort, rebuiltModels: readonly string[], answers: readonly ReadyAnswer[]): Promise<void> {
   await sql.exec(tableDdl(readyTable, sql.dialect))
   for (const answer of answers) {
     const key = `ready:${answer.name}`

@@ -1,7 +1,7 @@
 // ParsedRequest → the database selection (QueryPlan) and the post-filters to run on its
 // rows (spec § Common rules 6–7: the database selection first, then the post-filters).
-import type { ListEndpoint } from '../endpoints/define.js'
-import { listOrder } from '../endpoints/shared/ready-pages.js'
+import type { ListEndpoint } from './define.js'
+import { listOrder } from './define.js'
 import type { Condition, QueryPlan } from '../store/plan.js'
 import type { Dialect, Row } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'

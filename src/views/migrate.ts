@@ -1,22 +1,20 @@
 // Creates the schema on a writable store and keeps read models in step with the code
 // that builds them: a changed read-model definition is dropped and rebuilt whole.
 import { createHash } from 'node:crypto'
-import { READ_MODELS } from '../endpoints/index.js'
-import type { ReadModel } from '../endpoints/define.js'
-import { DERIVED_TABLES } from '../import/derived.js'
-import type { DerivedTable } from '../import/derived.js'
-import { FULL_COLUMNS } from '../endpoints/full-forms.js'
-import { PAGES_VERSION, readyPagesTable } from '../endpoints/shared/ready-pages.js'
-import { rebuildReadModels } from '../import/read-models.js'
-import { newAnswersGen } from './answers-gen.js'
-import { READY_ANSWERS, migrateReady } from '../import/ready.js'
-import { readyTable } from '../endpoints/shared/ready-bytes.js'
-import { rebuildCashAccounts } from '../endpoints/shared/cash-accounts.js'
-import { SCHEMA_VERSION, modelTables, tableDdl } from './schema.js'
-import type { TableDef } from './table.js'
-import type { SqlPort } from './sql.js'
-import { suffixDdl, suffixTable } from './suffix.js'
-import { missingTrigramIndexes, setUpTrigrams } from './trigram.js'
+import type { ReadModel } from './define.js'
+import type { DerivedTable, ViewCatalog } from './define.js'
+import { FULL_COLUMNS } from './full-forms.js'
+import { PAGES_VERSION, readyPagesTable } from './pages.js'
+import { rebuildReadModels } from './rebuild.js'
+import { newAnswersGen } from './generation.js'
+import { migrateReady } from './ready-answers.js'
+import { readyTable } from './ready-bytes.js'
+import { rebuildCashAccounts } from './cash/accounts.js'
+import { SCHEMA_VERSION, modelTables, tableDdl } from '../store/schema.js'
+import type { TableDef } from '../store/table.js'
+import type { SqlPort } from '../store/sql.js'
+import { suffixDdl, suffixTable } from '../store/suffix.js'
+import { missingTrigramIndexes, setUpTrigrams } from '../store/trigram.js'
 
 export function readModelTable(model: ReadModel): TableDef {
   return {
@@ -44,7 +42,7 @@ const signature = (model: ReadModel): string =>
         model.indexes ?? [],
         model.search ?? [],
         model.select,
-        model.build.toString(),
+        model.version,
         model.full?.signature ?? null,
         model.pages ?? null,
         PAGES_VERSION,
@@ -79,7 +77,7 @@ export interface MigrateOptions {
 const stderrWarning = (message: string): void => console.error(`warning: ${message}`)
 
 /** Idempotent: creates what is missing and rebuilds read models whose definition changed. */
-export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS, options: MigrateOptions = {}): Promise<void> {
+export async function migrate(sql: SqlPort, views: ViewCatalog, options: MigrateOptions = {}): Promise<void> {
   const tables = [...modelTables(), readyPagesTable, readyTable]
   await sql.exec(tables.map((t) => tableDdl(t, sql.dialect)).join('\n'))
   const version = await getMeta(sql, 'schema_version')
@@ -97,7 +95,7 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
   // A load that deferred its read models stopped before building them: every one is rebuilt.
   const pending = (await getMeta(sql, READY_PENDING)) !== undefined
   const stale: ReadModel[] = []
-  for (const model of models) {
+  for (const model of views.models) {
     const search = model.search ?? []
     // An index that could not be made before (no pg_trgm then) is made as soon as it can be.
     const index = trigrams && search.length > 0 ? sql.dialect.trigram.create(model.table, search) : ''
@@ -120,8 +118,8 @@ export async function migrate(sql: SqlPort, models: readonly ReadModel[] = READ_
     stale.push(model)
   }
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
-  await migrateDerived(sql, DERIVED_TABLES)
-  await migrateReady(sql, stale.map((m) => m.table))
+  await migrateDerived(sql, views.derived)
+  await migrateReady(sql, stale.map((m) => m.table), views.answers)
   if (pending) {
     await rebuildCashAccounts(sql)
     await deleteMeta(sql, READY_PENDING)
@@ -150,21 +148,21 @@ async function keepWhole(sql: SqlPort, tables: readonly TableDef[]): Promise<voi
  * ready answers stored by an earlier definition. A read-only server cannot rebuild them,
  * and would print old forms or fail on a missing column.
  */
-export async function outdated(sql: SqlPort, models: readonly ReadModel[] = READ_MODELS): Promise<string[]> {
+export async function outdated(sql: SqlPort, views: ViewCatalog): Promise<string[]> {
   const stale: string[] = []
   if ((await getMeta(sql, READY_PENDING)) !== undefined) stale.push('read models (a demo stopped before building them)')
-  for (const model of models) if ((await getMeta(sql, `read_model:${model.table}`)) !== signature(model)) stale.push(model.table)
-  for (const d of DERIVED_TABLES) if ((await getMeta(sql, `derived:${d.name}`)) !== derivedSignature(d)) stale.push(d.name)
-  for (const answer of READY_ANSWERS) if ((await getMeta(sql, `ready:${answer.name}`)) !== String(answer.version)) stale.push(answer.name)
+  for (const model of views.models) if ((await getMeta(sql, `read_model:${model.table}`)) !== signature(model)) stale.push(model.table)
+  for (const d of views.derived) if ((await getMeta(sql, `derived:${d.name}`)) !== derivedSignature(d)) stale.push(d.name)
+  for (const answer of views.answers) if ((await getMeta(sql, `ready:${answer.name}`)) !== String(answer.version)) stale.push(answer.name)
   return stale
 }
 
 const derivedSignature = (d: DerivedTable): string =>
   createHash('sha256')
-    .update(JSON.stringify([d.tables, d.source, d.sourceIndexes ?? [], d.keyColumns, d.key.toString(), d.version]))
+    .update(JSON.stringify([d.tables, d.source, d.sourceIndexes ?? [], d.keyColumns, d.version]))
     .digest('hex')
 
-/** Derived tables (import/derived.ts) follow their definition like read models do. */
+/** Derived tables (views/derived.ts) follow their definition like read models do. */
 async function migrateDerived(sql: SqlPort, tables: readonly DerivedTable[]): Promise<void> {
   for (const d of tables) {
     const name = (cols: readonly string[]) => `${d.source}__${cols.join('_')}`

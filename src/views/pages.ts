@@ -3,16 +3,16 @@
 // bucket. Each bucket is stored as pages of up to PAGE_ROWS forms, comma-joined, so a
 // request for a period (or for the whole list) without other filters reads a few blobs
 // by key instead of every row. The import rebuilds the buckets of the rows it changes, in
-// the transaction that changes them (import/read-models.ts).
+// the transaction that changes them (views/rebuild.ts).
 import { randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
-import { dayEnd, parseDay } from '../../values/dates.js'
-import type { TableDef } from '../../store/table.js'
-import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
-import type { ListEndpoint, SortKey } from '../define.js'
+import { dayEnd, parseDay } from '../values/dates.js'
+import type { TableDef } from '../store/table.js'
+import type { Dialect, SqlPort, SqlValue } from '../store/sql.js'
+import type { PagedList } from './define.js'
 
 export const PAGES_TABLE = 'ready_pages'
-/** Bumped when the pages' layout changes: part of each read model's signature (store/migrate.ts). */
+/** Bumped when the pages' layout changes: part of each read model's signature (views/migrate.ts). */
 export const PAGES_VERSION = 4
 
 /** Forms per stored page: ~0.5 MB of the longest short forms. */
@@ -33,30 +33,6 @@ export const readyPagesTable: TableDef = {
     { name: 'gen', type: 'int' },
   ],
   primaryKey: ['model', 'bucket', 'seq'],
-}
-
-/** How a list's read model is cut into pages. */
-export interface PagedList {
-  /** The read model table. */
-  readonly model: string
-  /** Whether the model keeps full forms: they get pages of their own (`fullKey`). */
-  readonly full: boolean
-  /** The period column whose day (its first 10 characters) is the bucket; none: one bucket ''. */
-  readonly day?: string
-  /** The order of buckets: the list's first sort key. */
-  readonly dir: 'asc' | 'desc'
-  /** The list's whole order: its sort keys, then `ref`. */
-  readonly order: readonly SortKey[]
-}
-
-/** A list's order as the planner uses it: its sort keys, `ref` last in the last key's direction. */
-export const listOrder = (ep: ListEndpoint): SortKey[] => [...ep.sort, { column: 'ref', dir: ep.sort.at(-1)?.dir ?? 'asc' }]
-
-export function pagedList(ep: ListEndpoint): PagedList {
-  const order = listOrder(ep)
-  // Day buckets keep the list's order only when the date is its first key.
-  const day = ep.period && order[0]!.column === ep.period.column ? ep.period.column : undefined
-  return { model: ep.readModel.table, full: ep.fullPage !== undefined, ...(day ? { day } : {}), dir: order[0]!.dir, order }
 }
 
 /** The pages' key of a model's full forms. */

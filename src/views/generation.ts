@@ -5,7 +5,7 @@
 // answer (serving/answer-cache.ts). Random rather than counted: two stores, or a store
 // rebuilt from scratch, never meet a generation a cache already holds for another.
 import { randomBytes } from 'node:crypto'
-import type { SqlPort } from './sql.js'
+import type { SqlPort } from '../store/sql.js'
 
 const KEY = 'answers_gen'
 

@@ -3,9 +3,9 @@
 // them, and what a full form prints beyond its own columns (fullTraces).
 import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
-import type { FullResult, ReadModel, RequestContext } from '../endpoints/define.js'
-import { FULL_COLUMNS, fullForms, readyForm } from '../endpoints/full-forms.js'
-import { bucketsOf, rebuildPages } from '../endpoints/shared/ready-pages.js'
+import type { FullResult, ReadModel, RequestContext } from './define.js'
+import { FULL_COLUMNS, fullForms, readyForm } from './full-forms.js'
+import { bucketsOf, rebuildPages } from './pages.js'
 import { keyTable } from '../store/sql.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { SuffixEntries } from '../store/suffix.js'

@@ -3,9 +3,9 @@
 // Each rebuild writes a new generation and keeps the one before it: a request reads one
 // chunk per statement, outside any transaction, and one that started on the previous
 // generation can still finish while an import commits the next.
-import { BLOB_CHUNK } from '../../store/blobs.js'
-import type { TableDef } from '../../store/table.js'
-import type { SqlPort } from '../../store/sql.js'
+import { BLOB_CHUNK } from '../store/blobs.js'
+import type { TableDef } from '../store/table.js'
+import type { SqlPort } from '../store/sql.js'
 
 export const READY_TABLE = 'ready_answers'
 

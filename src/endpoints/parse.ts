@@ -1,6 +1,6 @@
 // Query string → what the request asks for, in the endpoint's own terms, plus the
 // in-band problems (`errors` entries). Nothing here judges whether rows exist.
-import type { Param, Period, Rule, Truthy } from '../endpoints/define.js'
+import type { Param, Period, Rule, Truthy } from './define.js'
 import { dayEnd, isoDay, parseDay } from '../values/dates.js'
 import { messages } from '../values/messages.js'
 

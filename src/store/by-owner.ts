@@ -3,7 +3,7 @@
 // that fails is read again document by document, so only the documents whose own read
 // fails get their endpoint's fallback and `errors` entry (spec § Errors: a problem with a
 // single document goes to `errors`; the other documents stay in `data`).
-import type { ColumnKind, Row, SqlPort, SqlValue } from '../../store/sql.js'
+import type { ColumnKind, Row, SqlPort, SqlValue } from './sql.js'
 
 /** At most this many owners per query (a page is 500 rows). */
 export const OWNERS_PER_QUERY = 500

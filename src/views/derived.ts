@@ -5,31 +5,9 @@
 // that goes (a record set replaced or emptied) or comes, and calls the update after the
 // writes, inside the file's transaction; migrate.ts creates the tables and rebuilds one
 // whole when its definition changes.
-import { cashTurnovers } from '../endpoints/shared/cash-turnovers.js'
-import type { TableDef } from '../store/table.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { DerivedTable } from './define.js'
 
-export interface DerivedTable {
-  /** Its meta key (`derived:<name>`) holds the definition signature. */
-  readonly name: string
-  /** Bump when what the update computes changes: the tables are then rebuilt whole. */
-  readonly version: number
-  readonly tables: readonly TableDef[]
-  /** The register table (`reg_*`) it is derived from. */
-  readonly source: string
-  /** Indexes on the source that the update needs. */
-  readonly sourceIndexes?: readonly (readonly string[])[]
-  /** Indexes on the source that earlier versions made and none needs now: dropped by migrate. */
-  readonly retiredSourceIndexes?: readonly (readonly string[])[]
-  /** Source columns that locate the derived rows a source row feeds. */
-  readonly keyColumns: readonly string[]
-  /** The key of those derived rows, from a source row's keyColumns values (in that order). */
-  readonly key: (values: readonly SqlValue[]) => string
-  /** Rebuilds the derived rows of the given keys from the source; 'all': every row. */
-  readonly update: (sql: SqlPort, keys: ReadonlySet<string> | 'all') => Promise<void>
-}
-
-export const DERIVED_TABLES: readonly DerivedTable[] = [cashTurnovers]
 
 /** Past this many changed keys, one rebuild of everything is cheaper (and bounds memory). */
 const FULL_REBUILD = 200_000
@@ -40,7 +18,7 @@ export class DerivedChanges {
   readonly #tables: readonly DerivedTable[]
   readonly #keys = new Map<DerivedTable, Set<string> | 'all'>()
 
-  constructor(sql: SqlPort, tables: readonly DerivedTable[] = DERIVED_TABLES) {
+  constructor(sql: SqlPort, tables: readonly DerivedTable[]) {
     this.#sql = sql
     this.#tables = tables
   }

@@ -1,15 +1,15 @@
-// Full forms as the import keeps them ready (import/read-models.ts) and as the pipeline
+// Full forms as the import keeps them ready (views/rebuild.ts) and as the pipeline
 // serves them (pipeline/run.ts): the JSON bytes of a document's form, the `errors` entry
 // it carries, and where attachment contents go — those are never stored twice, they stay
 // in their chunks (store/blobs.ts) and are spliced into the bytes while streaming.
-import { base64, serialize } from '../views/json-stream.js'
-import type { ChunkWriter } from '../views/json-stream.js'
+import { base64, serialize } from './json-stream.js'
+import type { ChunkWriter } from './json-stream.js'
 import { messages } from '../values/messages.js'
 import { BLOB_CHUNK, chunkTable } from '../store/blobs.js'
 import type { Row, SqlPort } from '../store/sql.js'
 import type { FullResult, RequestContext } from './define.js'
-import { OWNERS_PER_QUERY, readByOwner } from './shared/by-owner.js'
-import { BLOB_MARK, content } from './shared/linked.js'
+import { OWNERS_PER_QUERY, readByOwner } from '../store/by-owner.js'
+import { BLOB_MARK, content } from './attachments.js'
 
 /** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
 export async function fullForms(
@@ -25,7 +25,7 @@ export async function fullForms(
   try {
     build = await page(ctx, rows)
   } catch (err) {
-    // A read that is not per document (shared/by-owner.ts) failed: no row of the page has its data.
+    // A read that is not per document (store/by-owner.ts) failed: no row of the page has its data.
     return (row) => failed(row, err)
   }
   return (row) => {
@@ -37,7 +37,7 @@ export async function fullForms(
   }
 }
 
-/** The read-model columns of a ReadyForm (store/migrate.ts adds them to each model with a full form). */
+/** The read-model columns of a ReadyForm (views/migrate.ts adds them to each model with a full form). */
 export const FULL_COLUMNS = ['full_form', 'full_issue', 'full_blobs'] as const
 
 /**

@@ -7,12 +7,12 @@
 // the cash kind is derived from it); a movement's day is its Период's date part, and the
 // empty date (0001-01-01T00:00:00) counts as 0001-01-01. The running totals that the
 // statement reads (cash-cumulative.ts) are kept from the day rows in the same update.
-import type { DerivedTable } from '../../import/derived.js'
+import type { DerivedTable } from '../define.js'
 import type { TableDef } from '../../store/table.js'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
 import { renewStatistics } from '../../store/statistics.js'
-import { cashAccountsTable, rebuildCashAccounts } from './cash-accounts.js'
-import { cumulativeTables, rebuildCumulative, updateCumulative } from './cash-cumulative.js'
+import { cashAccountsTable, rebuildCashAccounts } from './accounts.js'
+import { cumulativeTables, rebuildCumulative, updateCumulative } from './cumulative.js'
 
 export const TURNOVERS = 'cash_turnovers'
 const SOURCE = 'reg_cash'
