@@ -5,9 +5,10 @@
 // in a loop while `health` is asked every 20 ms, for BENCH_SECONDS (default 10); once with
 // the worker pool (default size), once with `--workers 0` (every request on the event loop).
 // The heavy clients run in a process of their own (stall-clients.ts), as other machines
-// would: the probe times the server, not a loop busy reading 8 large answers. Prints
-// health's latency and the heavy requests answered. Target (issue #12): health max < 100 ms
-// with the pool.
+// would: the probe times the server, not a loop busy reading 8 large answers. A third round
+// sends the heavy answers as MCP tool calls (materials, specifications by material), which
+// go through the same executor. Prints health's latency and the heavy requests answered.
+// Target: health max < 100 ms with the pool, API and MCP alike.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { rmSync } from 'node:fs'
@@ -27,6 +28,9 @@ const HEAVY_PATHS = process.env.BENCH_PATHS?.split(',') ?? [
   `/main/hs/specifications/get?material=${encodeURIComponent('Кабель')}`,
 ]
 
+// The same heavy answers asked by agents: MCP tool calls run through the same executor.
+const MCP_PATHS = ['mcp:materials', `mcp:specifications?material=${encodeURIComponent('Кабель')}`]
+
 interface Round {
   readonly mode: string
   readonly health: number[]
@@ -36,12 +40,12 @@ interface Round {
   readonly heavyBytes: number
 }
 
-async function round(db: string, mode: string, extra: string[]): Promise<Round> {
+async function round(db: string, mode: string, extra: string[], paths: readonly string[] = HEAVY_PATHS): Promise<Round> {
   const { url, child } = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', ...extra])
   try {
     // Warm-up: first requests compile and fill caches.
     for (const path of HEAVY_PATHS) await (await fetch(url + path, { headers: { authorization: BENCH_AUTH } })).arrayBuffer()
-    const clients = spawn(process.execPath, [fileURLToPath(new URL('./stall-clients.js', import.meta.url)), url, String(SECONDS + 1), String(HEAVY), ...HEAVY_PATHS], {
+    const clients = spawn(process.execPath, [fileURLToPath(new URL('./stall-clients.js', import.meta.url)), url, String(SECONDS + 1), String(HEAVY), ...paths], {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     let out = ''
@@ -70,6 +74,7 @@ try {
   }
   const rounds = [
     await round(db, `pool (${Math.max(1, availableParallelism())} workers)`, []),
+    await round(db, 'MCP calls, pool', [], MCP_PATHS),
     await round(db, 'in-process (--workers 0)', ['--workers', '0']),
   ]
   console.log(`\n${HEAVY} heavy clients for ${SECONDS} s; health every 20 ms (latency in ms)`)

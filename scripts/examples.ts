@@ -2,11 +2,12 @@
 // the demo data set, asked of the real server in-process and trimmed to an item or two.
 // `npm run examples:generate` writes the file; test/openapi/examples.test.ts regenerates it
 // (a second or two) and fails when the committed file is stale.
+import { createApp } from '../src/app/create.js'
 import { writeDemo } from '../src/cli/demo.js'
 import { DEFAULT_TODAY } from '../src/demo/generate.js'
 import type { Endpoint } from '../src/endpoints/define.js'
 import { ENDPOINTS } from '../src/endpoints/index.js'
-import { buildServer } from '../src/http/server.js'
+
 import type { Examples, ExampleEntry } from '../src/openapi/examples.js'
 import { openWritable } from '../src/app/store.js'
 
@@ -43,7 +44,7 @@ export async function generateExamples(): Promise<Examples> {
     await writeDemo(sql, DEMO.scale, DEMO.seed, true)
     const [y, m, d] = DEMO.today.split('-').map(Number) as [number, number, number]
     const now = () => new Date(y, m - 1, d, 12)
-    const app = buildServer({ sql, auth: { authenticate: async () => ({ ok: true, user: 'examples' }) }, logger: false, now })
+    const app = await createApp({ sql, auth: { authenticate: async () => ({ ok: true, user: 'examples' }) }, logger: false, now })
     try {
       const ask = async (service: string, query: string): Promise<Answer> => {
         const res = await app.inject({ url: `/main/hs/${service}/get${query}` })

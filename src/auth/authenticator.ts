@@ -16,7 +16,7 @@ import { throttleAddress } from './address.js'
 import { parseBasic } from './basic.js'
 import type { BasicCredentials } from './basic.js'
 import { KdfGate } from './kdf-gate.js'
-import { LruMap } from './lru.js'
+import { LRUCache } from 'lru-cache'
 import { sha256, unmatchableHash, verifyPassword } from './password.js'
 import { PER_ACCOUNT, PER_ADDRESS, Throttle } from './throttle.js'
 
@@ -72,8 +72,8 @@ export class Authenticator {
   // Per-instance secret: cache keys are useless outside this process, and a memory dump
   // of the cache holds no replayable header.
   readonly #secret = randomBytes(32).toString('base64')
-  readonly #cache: LruMap<string, CachedCredential>
-  readonly #addresses = new LruMap<string, string>(1000)
+  readonly #cache: LRUCache<string, CachedCredential>
+  readonly #addresses = new LRUCache<string, string>({ max: 1000 })
   readonly #perAddress: Throttle
   readonly #perAccount: Throttle
   // Checks in flight, by credential and hash: identical concurrent requests (a client's
@@ -95,7 +95,7 @@ export class Authenticator {
     this.#dummyDigest = sha256(this.#dummyHash)
     this.#verify = options.verify ?? verifyPassword
     this.#gate = new KdfGate(options.kdfConcurrency ?? 2, options.kdfQueue ?? 32)
-    this.#cache = new LruMap(options.cacheEntries ?? 10_000)
+    this.#cache = new LRUCache({ max: options.cacheEntries ?? 10_000 })
     // Entries exist only for failing names, so 20,000 per table is ample, and keeps both
     // tables under ~8 MB of heap however many names clients invent. Evicting a locked entry
     // would take 20,000 fresh KDF runs (~2 h at ~3 per second), longer than the longest

@@ -11,7 +11,7 @@
  * Attempts whose KDF is still running are counted as `pending`, so a client that fires many
  * guesses in parallel gets no more KDF runs than one that sends them one by one.
  */
-import { LruMap } from './lru.js'
+import { LRUCache } from 'lru-cache'
 
 export interface ThrottlePolicy {
   /** Consecutive failures that trigger the first lock. */
@@ -32,17 +32,16 @@ interface Entry {
 
 export class Throttle {
   readonly #policy: ThrottlePolicy
-  readonly #entries: LruMap<string, Entry>
+  readonly #entries: LRUCache<string, Entry>
 
   constructor(policy: ThrottlePolicy, capacity: number) {
     this.#policy = policy
-    this.#entries = new LruMap(capacity)
+    this.#entries = new LRUCache({ max: capacity })
   }
 
   /**
    * Whole seconds until `key` may try again (at least 1 while locked); 0 when not locked.
-   * This is the first look at a key in each request, so it alone refreshes the LRU order:
-   * fewer reorderings, fewer deleted slots in the underlying Map.
+   * This is the first look at a key in each request, so it alone refreshes the LRU order.
    */
   lockedFor(key: string, now: number): number {
     const entry = this.#entries.get(key)

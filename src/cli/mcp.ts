@@ -4,7 +4,9 @@
 // user's grants apply, as they would over HTTP (decision "MCP tools"). stdout carries the
 // protocol only; nothing else may be printed there.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { DEFAULT_TIME_LIMIT_MS, createExecutor } from '../app/create.js'
 import { ENDPOINTS } from '../endpoints/index.js'
+import type { Executor } from '../serving/executor.js'
 import { errorText } from '../http/server.js'
 import { buildMcpServer } from '../mcp/server.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
@@ -12,6 +14,7 @@ import { normalizeName, listUsers } from '../users/store.js'
 
 export async function mcp(flags: { db?: string; user?: string }): Promise<number> {
   const sql = await openReadOnly(resolveDb(flags.db), (err) => console.error(`docgate mcp: database connection lost: ${err.message}`))
+  let executor: Executor | undefined
   try {
     let endpoints = ENDPOINTS
     if (flags.user !== undefined) {
@@ -20,8 +23,9 @@ export async function mcp(flags: { db?: string; user?: string }): Promise<number
       if (!user) throw new Error(`no user named ${flags.user}`)
       endpoints = ENDPOINTS.filter((e) => user.methods.includes('*') || user.methods.includes(e.service))
     }
+    executor = await createExecutor({ sql, timeLimitMs: DEFAULT_TIME_LIMIT_MS })
     const server = buildMcpServer(endpoints, {
-      sql,
+      executor,
       now: () => new Date(),
       errorText,
       onError: (err, service) => console.error(`docgate mcp: ${service}: ${errorText(err)}`),
@@ -38,6 +42,7 @@ export async function mcp(flags: { db?: string; user?: string }): Promise<number
     await server.close()
     return 0
   } finally {
+    await executor?.close()
     await sql.close().catch(() => {})
   }
 }

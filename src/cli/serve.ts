@@ -5,16 +5,12 @@ import { pino } from 'pino'
 import type { Logger } from 'pino'
 import { operations, parseDuration } from '../admin/operations.js'
 import { Authenticator } from '../auth/authenticator.js'
+import { createApp } from '../app/create.js'
+import type { App } from '../app/create.js'
 import { ConnectionDrainer } from '../http/drain.js'
-import { buildServer } from '../http/server.js'
 import { READ_MODELS, VIEWS } from '../endpoints/index.js'
 import { outdated } from '../views/migrate.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
-import { answerCache } from '../serving/answer-cache.js'
-import type { Executor } from '../serving/executor.js'
-import { inProcessExecutor } from '../serving/in-process.js'
-import { WorkerPool } from '../serving/pool.js'
-import { readyFirst } from '../serving/ready-first.js'
 import { missingTrigramIndexes, trigramsMissing } from '../store/trigram.js'
 import { UserSnapshot } from '../users/directory.js'
 
@@ -113,32 +109,27 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const auth = new Authenticator({ users })
   const access = accessFlag === 'on' ? accessLogger() : undefined
   const ops = operations({ sql: store, metrics: adminPort !== undefined, kdf: auth, accessLog: access?.log, logQueryValues: flags['log-query-values'] === true, maxLagMs })
-  let executor: Executor
+  let app: App
   try {
-    const runner =
-      workers === 0
-        ? inProcessExecutor(ops.sql, timeLimitMs)
-        : readyFirst(
-            inProcessExecutor(ops.sql, timeLimitMs),
-            await WorkerPool.start({
-              db: resolveDb(flags.db),
-              size: workers,
-              timeLimitMs,
-              queryTime: ops.metrics ? (s) => ops.metrics!.queryTime(s) : undefined,
-              warn: (message) => logger.warn(message),
-            }),
-          )
-    if (cacheBytes > 0) {
-      const cache = answerCache(runner, ops.sql, { bytes: cacheBytes })
-      ops.metrics?.watchAnswerCache(() => cache.stats)
-      executor = cache
-    } else executor = runner
+    app = await createApp({
+      sql: ops.sql,
+      auth,
+      logger,
+      docs,
+      observer: ops.observer,
+      workers,
+      db: resolveDb(flags.db),
+      timeLimitMs,
+      answerCacheBytes: cacheBytes,
+      onAnswerCache: (cache) => ops.metrics?.watchAnswerCache(() => cache.stats),
+      queryTime: ops.metrics ? (s) => ops.metrics!.queryTime(s) : undefined,
+      warn: (message) => logger.warn(message),
+    })
   } catch (err) {
     users.stop()
     await store.close()
     throw err
   }
-  const app = buildServer({ sql: ops.sql, auth, logger, docs, observer: ops.observer, executor })
   const drainer = new ConnectionDrainer(app.server)
   const address = await app.listen({ host, port })
   const url = new URL(address)
@@ -173,7 +164,6 @@ export async function serve(flags: ServeFlags): Promise<number> {
         .then(async () => {
           clearTimeout(force)
           users.stop()
-          await executor.close()
           if (admin) {
             admin.closeAllConnections()
             await new Promise<void>((r) => admin!.close(() => r()))

@@ -10,9 +10,6 @@ import { endpointByService } from '../endpoints/index.js'
 import { registerMcp } from '../mcp/http.js'
 import { openApiDocument } from '../openapi/document.js'
 import { referencePage } from '../openapi/reference-page.js'
-import { queryPairs } from '../endpoints/parse.js'
-import { runComputed, runList } from '../pipeline/run.js'
-import type { Body } from '../pipeline/run.js'
 import type { Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 
@@ -54,8 +51,8 @@ export interface ServerOptions {
   /** GET /openapi.json (no credentials: it holds no business data); off with `serve --no-docs`. */
   readonly docs?: boolean
   readonly observer?: RequestObserver
-  /** Runs the data requests (`serve`: a worker pool, src/serving/); without one they run here. */
-  readonly executor?: Executor
+  /** Runs the data requests: in this thread or a worker pool, with the answer cache (app/create.ts). */
+  readonly executor: Executor
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -214,7 +211,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     referencePage(app)
   }
 
-  const run = { sql: options.sql, now: options.now ?? (() => new Date()) }
+  const now = options.now ?? (() => new Date())
   const noteAuth = (req: FastifyRequest, auth: AuthResult) => {
     if (req.note === null) return
     req.note.auth = authOutcome(auth)
@@ -227,23 +224,17 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     const auth = await options.auth.authenticate(authorizationValues(req), req.ip, endpoint.service)
     noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
-    let body: Body | Readable
+    let body: Buffer | Readable
     try {
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
-      if (options.executor) {
-        body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: run.now() }, clientGone(req, reply, rows))
-      } else {
-        const pairs = queryPairs(rawQuery(req))
-        const opts = rows === undefined ? run : { ...run, rows }
-        body = endpoint.kind === 'list' ? await runList(endpoint, pairs, opts) : await runComputed(endpoint, pairs, opts)
-      }
+      body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: now() }, clientGone(req, reply, rows))
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
     reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
-    return reply.send(Buffer.isBuffer(body) || body instanceof Readable ? body : Readable.from(body, { objectMode: false }))
+    return reply.send(body)
   })
 
   // CORS preflight (decision D4): a browser front end sends Authorization, which a simple

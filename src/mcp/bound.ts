@@ -3,6 +3,7 @@
 // It scans the bytes as they stream, so a `full` answer of many megabytes (attachments in
 // Base64) is counted without ever being held: only the kept rows are.
 import type { Body } from '../pipeline/run.js'
+import type { Readable } from 'node:stream'
 
 /** An answer carries at most this many `data` rows and this many bytes of them (decision "MCP tools"). */
 export const ROW_LIMIT = 50
@@ -29,7 +30,7 @@ const BACKSLASH = 0x5c
 const COMMA = 0x2c
 const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
 
-export async function bound(body: Body, limits = { rows: ROW_LIMIT, bytes: BYTE_LIMIT }): Promise<Bounded> {
+export async function bound(body: Body | Readable, limits = { rows: ROW_LIMIT, bytes: BYTE_LIMIT }): Promise<Bounded> {
   const rows: Buffer[] = []
   let keptBytes = 0
   let total = 0

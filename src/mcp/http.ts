@@ -7,14 +7,15 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Endpoint } from '../endpoints/define.js'
 import { ENDPOINTS } from '../endpoints/index.js'
-import type { SqlPort } from '../store/sql.js'
+import type { Executor } from '../serving/executor.js'
 import { buildMcpServer } from './server.js'
 
 type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 
 /** What the route needs of the API server's options (http/server.ts `ServerOptions`). */
 export interface McpRouteOptions {
-  readonly sql: SqlPort
+  /** The API's own executor: a tool call is a data request like any other (pool, time limit, cache). */
+  readonly executor: Executor
   readonly auth: { authenticate(headerValues: readonly string[], ip: string, service: string | null): Promise<AuthResult> }
   readonly now?: () => Date
   /** The API's 500 text (http/server.ts `errorText`), so a failed tool call reads like a failed request. */
@@ -49,7 +50,7 @@ async function grantedEndpoints(options: McpRouteOptions, req: FastifyRequest): 
 }
 
 export function registerMcp(app: FastifyInstance & { draining?: boolean }, options: McpRouteOptions): void {
-  const run = { sql: options.sql, now: options.now ?? (() => new Date()), errorText: options.errorText }
+  const run = { executor: options.executor, now: options.now ?? (() => new Date()), errorText: options.errorText }
   const granted = new WeakMap<FastifyRequest, Endpoint[]>()
 
   app.post('/mcp', {

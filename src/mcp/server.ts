@@ -19,11 +19,11 @@ export function buildMcpServer(endpoints: readonly Endpoint[], options: CallOpti
   const byName = new Map(endpoints.map((e) => [e.service, e]))
   const tools = endpoints.map(toolOf)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const endpoint = byName.get(request.params.name)
     // A tool not granted is refused as if it did not exist: the grants are not to be probed.
     if (!endpoint) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`)
-    return callTool(endpoint, request.params.arguments, options)
+    return callTool(endpoint, request.params.arguments, options, extra.signal)
   })
   return server
 }

@@ -6,8 +6,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Endpoint, Param } from '../endpoints/define.js'
 import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
-import { runComputed, runList } from '../pipeline/run.js'
-import type { RunOptions } from '../pipeline/run.js'
+import { envelope } from '../pipeline/envelope.js'
+import type { Executor } from '../serving/executor.js'
 import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound } from './bound.js'
 
 interface Argument {
@@ -58,7 +58,10 @@ const textOf = (value: unknown): string | undefined => {
   return undefined
 }
 
-export interface CallOptions extends RunOptions {
+export interface CallOptions {
+  /** The API's executor: a call runs as a data request (worker pool, time limit, answer cache). */
+  readonly executor: Executor
+  readonly now: () => Date
   /** The text of an unexpected failure, as the API's 500 prints it. */
   readonly errorText: (err: unknown) => string
   readonly onError?: (err: unknown, service: string) => void
@@ -66,7 +69,8 @@ export interface CallOptions extends RunOptions {
 
 const refuse = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] })
 
-export async function callTool(e: Endpoint, input: Record<string, unknown> | undefined, options: CallOptions): Promise<CallToolResult> {
+/** A tool call; `signal` stops it when the client goes away or cancels. */
+export async function callTool(e: Endpoint, input: Record<string, unknown> | undefined, options: CallOptions, signal: AbortSignal): Promise<CallToolResult> {
   const args = argumentsOf(e)
   const names = new Set(args.map((a) => a.name))
   const pairs = new Map<string, string>()
@@ -84,15 +88,15 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
 
   let result
   try {
-    const body = e.kind === 'list' ? await runList(e, pairs, options) : await runComputed(e, pairs, options)
+    const query = new URLSearchParams([...pairs]).toString()
+    const body = await options.executor.execute({ service: e.service, query, now: options.now() }, { signal, gone: () => signal.aborted })
     result = await bound(body)
   } catch (err) {
     options.onError?.(err, e.service)
     return refuse(JSON.stringify({ error: options.errorText(err) }))
   }
   const errors = result.errors.slice(0, ERROR_LIMIT)
-  const envelope = `{"data":[${result.rows.map((r) => r.toString('utf8')).join(',')}],"errors":${JSON.stringify(errors)}}`
-  const content: CallToolResult['content'] = [{ type: 'text', text: envelope }]
+  const content: CallToolResult['content'] = [{ type: 'text', text: envelope(result.rows, errors) }]
   const notes: string[] = []
   const left = result.total - result.rows.length
   if (left > 0) {

@@ -1,4 +1,4 @@
-// The one orchestrator: parse → plan → query store → post-filter → shape → envelope.
+// The one answer path: parse → plan → query store → post-filter → shape → envelope.
 // Short and full forms are ready JSON in the read model, joined by the store a page at a
 // time; only a full form that depends on the request is built here, from what each
 // page's reads loaded, and streamed.
@@ -14,18 +14,14 @@ import { compileBoundedPage, compileJoinedPage, compilePage, compilePageEnd } fr
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, serialize } from '../views/json-stream.js'
-import { parseRequest } from '../endpoints/parse.js'
+import { OPEN_DATA, OPEN_ROWS, ROW_SEPARATOR, closeData, closeRows } from './envelope.js'
+import { endpointByService } from '../endpoints/index.js'
+import { parseRequest, queryPairs } from '../endpoints/parse.js'
 import { planQuery } from '../endpoints/plan.js'
 
 export type Body = Buffer | AsyncIterable<Buffer>
 
 const PAGE = 500
-const HEAD = Buffer.from('{"data":[')
-const COMMA = Buffer.from(',')
-const DATA_KEY = Buffer.from('{"data":')
-const errorsPart = (issues: readonly string[]) => Buffer.from(`],"errors":${JSON.stringify(issues)}}`)
-/** What follows a computed `data` array: its `errors`, and the end of the answer. */
-const errorsTail = (issues: readonly string[]) => Buffer.from(`,"errors":${JSON.stringify(issues)}}`)
 
 export interface RunOptions {
   readonly sql: SqlPort
@@ -74,7 +70,7 @@ type Decided = ReturnType<typeof decide>
 export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const decided = decide(ep, pairs, options.sql, options.now)
   const { range, full, stored, plan, req } = decided
-  if (range !== null) return !full || stored ? answer(ep, decided, options, true) : null
+  if (range !== null) return !full || stored ? listAnswer(ep, decided, options, true) : null
   if (full || decided.postFilters.length > 0) return null
   for (const c of plan.where) {
     if (c.kind !== 'contains' || !c.indexed || !usesTrigrams(c.value)) continue
@@ -84,13 +80,13 @@ export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string,
     if (Number(row?.cands) > LOOP_ROWS) continue
     const n = Number(row?.n ?? 0)
     options.rows?.(n)
-    return Buffer.concat([HEAD, options.sql.dialect.bytes.value(row?.body) ?? Buffer.alloc(0), errorsPart(req.issues)])
+    return Buffer.concat([OPEN_ROWS, options.sql.dialect.bytes.value(row?.body) ?? Buffer.alloc(0), closeRows(req.issues)])
   }
   return null
 }
 
 export async function runList(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body> {
-  return (await answer(ep, decide(ep, pairs, options.sql, options.now), options, false))!
+  return (await listAnswer(ep, decide(ep, pairs, options.sql, options.now), options, false))!
 }
 
 /**
@@ -115,7 +111,7 @@ function fitsLoop(first: readonly StoredPage[], more: boolean): boolean {
 }
 
 /** The answer of a decided request; with `loopOnly`, null when ready pages would not fit the event loop. */
-async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal }: RunOptions, loopOnly: boolean): Promise<Body | null> {
+async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal }: RunOptions, loopOnly: boolean): Promise<Body | null> {
   const { req, ctx, full, stored, built, plan, postFilters, range } = decided
   const keys = plan.orderBy.map((k) => k.column)
   const fetch = async (after?: readonly SqlValue[]) => {
@@ -144,9 +140,9 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
     if (!rest && first.every((p) => p.body !== null && p.blobs === '')) {
       counted?.(first.reduce((n, p) => n + p.n, 0))
       const join = () => {
-        const parts: Buffer[] = [HEAD]
-        for (const p of first) parts.push(...(parts.length > 1 ? [COMMA, p.body!] : [p.body!]))
-        parts.push(errorsPart(req.issues))
+        const parts: Buffer[] = [OPEN_ROWS]
+        for (const p of first) parts.push(...(parts.length > 1 ? [ROW_SEPARATOR, p.body!] : [p.body!]))
+        parts.push(closeRows(req.issues))
         return Buffer.concat(parts)
       }
       // The `errors` entries are the request's own: only an answer without any is kept.
@@ -159,27 +155,27 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
     const first = await joinedPage()
     if (first.n < PAGE && first.special === 0) {
       counted?.(first.n)
-      return Buffer.concat([HEAD, first.body ?? Buffer.alloc(0), errorsPart(req.issues)])
+      return Buffer.concat([OPEN_ROWS, first.body ?? Buffer.alloc(0), closeRows(req.issues)])
     }
     return joined(first)
   }
   const first = await fetch()
   if (!full && first.length < PAGE) {
-    const parts: Buffer[] = [HEAD]
+    const parts: Buffer[] = [OPEN_ROWS]
     const kept = keep(first)
     for (const row of kept) {
-      if (parts.length > 1) parts.push(COMMA)
+      if (parts.length > 1) parts.push(ROW_SEPARATOR)
       parts.push(row.short as Buffer)
     }
     counted?.(kept.length)
-    parts.push(errorsPart(req.issues))
+    parts.push(closeRows(req.issues))
     return Buffer.concat(parts)
   }
   return rowByRow(first)
 
   /** Ready pages (views/pages.ts), streamed as they are read. */
   async function* fromPages(first: readonly StoredPage[], rest: AsyncIterable<StoredPage> | undefined): AsyncGenerator<Buffer> {
-    out.push(HEAD)
+    out.push(OPEN_ROWS)
     const list = pagesOf(ep)
     async function* add(p: StoredPage): AsyncGenerator<Buffer> {
       if (p.body === null) {
@@ -191,7 +187,7 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
         }
         return
       }
-      if (count > 0) out.push(COMMA)
+      if (count > 0) out.push(ROW_SEPARATOR)
       count += p.n
       if (p.blobs !== '') yield* storedPage(sql, p.body, p.blobs, out)
       else if (out.push(p.body)) yield out.take()!
@@ -202,7 +198,7 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
       yield* add(p)
     }
     counted?.(count)
-    out.push(errorsPart(req.issues))
+    out.push(closeRows(req.issues))
     yield out.take()!
   }
 
@@ -211,13 +207,13 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
     const issue = String(row.full_issue ?? '')
     if (issue !== '') req.issues.push(issue)
     if (row.full_form === null || row.full_form === undefined) return
-    if (count++ > 0) out.push(COMMA)
+    if (count++ > 0) out.push(ROW_SEPARATOR)
     yield* storedForm(sql, row.full_form as Buffer, String(row.full_blobs ?? ''), out)
   }
 
   /** Page by page, each joined by the store; a page with special rows is read again row by row. */
   async function* joined(firstPage: JoinedPage): AsyncGenerator<Buffer> {
-    out.push(HEAD)
+    out.push(OPEN_ROWS)
     let page = firstPage
     let after: readonly SqlValue[] | undefined
     for (;;) {
@@ -225,7 +221,7 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
       if (page.special > 0) {
         for (const row of await fetch(after)) yield* storedRow(row)
       } else if (page.n > 0) {
-        if (count > 0) out.push(COMMA)
+        if (count > 0) out.push(ROW_SEPARATOR)
         count += page.n
         if (out.push(page.body!)) yield out.take()!
       }
@@ -234,12 +230,12 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
       page = await joinedPage(after)
     }
     counted?.(count)
-    out.push(errorsPart(req.issues))
+    out.push(closeRows(req.issues))
     yield out.take()!
   }
 
   async function* rowByRow(firstPage: Row[]): AsyncGenerator<Buffer> {
-    out.push(HEAD)
+    out.push(OPEN_ROWS)
     let page = firstPage
     for (;;) {
       signal?.throwIfAborted()
@@ -251,12 +247,12 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
           const result = form(row)
           if (result.issue !== undefined) req.issues.push(result.issue)
           if (result.value === undefined) continue
-          if (count++ > 0) out.push(COMMA)
+          if (count++ > 0) out.push(ROW_SEPARATOR)
           yield* serialize(result.value, out)
         } else if (stored) {
           yield* storedRow(row)
         } else {
-          if (count++ > 0) out.push(COMMA)
+          if (count++ > 0) out.push(ROW_SEPARATOR)
           if (out.push(row.short as Buffer)) yield out.take()!
         }
       }
@@ -265,7 +261,7 @@ async function answer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, 
       page = await fetch(keys.map((k) => last[k] as SqlValue))
     }
     counted?.(count)
-    out.push(errorsPart(req.issues))
+    out.push(closeRows(req.issues))
     yield out.take()!
   }
 }
@@ -311,10 +307,10 @@ async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseReques
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
   // A computed answer ready as bytes does not say its length; only an array does.
   if (Array.isArray(data)) counted?.(data.length)
-  if (Buffer.isBuffer(data)) return Buffer.concat([DATA_KEY, data, errorsTail(req.issues)])
+  if (Buffer.isBuffer(data)) return Buffer.concat([OPEN_DATA, data, closeData(req.issues)])
   if ('json' in data) {
     counted?.(data.count)
-    return Buffer.concat([DATA_KEY, data.json, errorsTail(req.issues)])
+    return Buffer.concat([OPEN_DATA, data.json, closeData(req.issues)])
   }
   if (Symbol.asyncIterator in data) return framed(data, req.issues)
   return Buffer.from(JSON.stringify({ data, errors: req.issues }))
@@ -322,7 +318,26 @@ async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseReques
 
 /** A computed answer read from the store in chunks (a ready answer) is sent as it is read. */
 async function* framed(chunks: AsyncIterable<Buffer>, issues: readonly string[]): AsyncGenerator<Buffer> {
-  yield DATA_KEY
+  yield OPEN_DATA
   yield* chunks
-  yield errorsTail(issues)
+  yield closeData(issues)
+}
+
+/**
+ * The answer of one data request, whatever surface asked (HTTP, the worker pool, MCP, tests):
+ * the envelope's bytes, whole or streamed. Throws for a service no endpoint declares.
+ */
+export async function answer(service: string, query: string, options: RunOptions): Promise<Body> {
+  const ep = endpointByService.get(service)
+  if (!ep) throw new Error(`unknown service "${service}"`)
+  const pairs = queryPairs(query)
+  return ep.kind === 'list' ? runList(ep, pairs, options) : runComputed(ep, pairs, options)
+}
+
+/** `answer` when it costs a few bounded reads, so the event loop can give it (serving/ready-first.ts); null otherwise. */
+export async function answerOnLoop(service: string, query: string, options: RunOptions): Promise<Body | null> {
+  const ep = endpointByService.get(service)
+  if (!ep) return null
+  const pairs = queryPairs(query)
+  return ep.kind === 'list' ? runListOnLoop(ep, pairs, options) : runComputedOnLoop(ep, pairs, options)
 }

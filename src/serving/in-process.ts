@@ -2,10 +2,8 @@
 // pool), with the same time limit and client-gone checks between rows. With a pool, the
 // loop still answers what costs a few bounded reads (`attempt`, serving/ready-first.ts).
 import { Readable } from 'node:stream'
-import { endpointByService } from '../endpoints/index.js'
-import { queryPairs } from '../endpoints/parse.js'
-import { runComputed, runComputedOnLoop, runList, runListOnLoop } from '../pipeline/run.js'
-import type { Body, RunOptions } from '../pipeline/run.js'
+import { answer, answerOnLoop } from '../pipeline/run.js'
+import type { RunOptions } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
 import type { DataRequest, Execution, Executor } from './executor.js'
@@ -17,11 +15,6 @@ export interface LoopExecutor extends Executor {
 
 export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecutor {
   async function run(request: DataRequest, how: Execution, onLoopOnly: boolean): Promise<Buffer | Readable | null> {
-    const endpoint = endpointByService.get(request.service)
-    if (!endpoint) {
-      if (onLoopOnly) return null
-      throw new Error(`unknown service "${request.service}"`)
-    }
     const deadline = timeLimitMs > 0 ? Date.now() + timeLimitMs : 0
     const gone = how.gone ?? (() => how.signal.aborted)
     const signal = {
@@ -31,10 +24,7 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
       },
     }
     const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal }
-    const pairs = queryPairs(request.query)
-    let body: Body | null
-    if (endpoint.kind === 'list') body = onLoopOnly ? await runListOnLoop(endpoint, pairs, options) : await runList(endpoint, pairs, options)
-    else body = onLoopOnly ? await runComputedOnLoop(endpoint, pairs, options) : await runComputed(endpoint, pairs, options)
+    const body = onLoopOnly ? await answerOnLoop(request.service, request.query, options) : await answer(request.service, request.query, options)
     if (body === null) return null
     signal.throwIfAborted()
     return Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false })

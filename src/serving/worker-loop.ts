@@ -4,9 +4,7 @@ import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { timedSql } from '../store/timed.js'
-import { endpointByService } from '../endpoints/index.js'
-import { queryPairs } from '../endpoints/parse.js'
-import { runComputed, runList } from '../pipeline/run.js'
+import { answer } from '../pipeline/run.js'
 import { openReadOnly } from '../store/open.js'
 import type { SqlPort } from '../store/sql.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
@@ -98,11 +96,8 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
     let rows: number | null = null
     try {
       await hooks.before?.(m, store)
-      const endpoint = endpointByService.get(m.service)
-      if (!endpoint) throw new Error(`unknown service "${m.service}"`)
       const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop }
-      const pairs = queryPairs(m.query)
-      const body = endpoint.kind === 'list' ? await runList(endpoint, pairs, options) : await runComputed(endpoint, pairs, options)
+      const body = await answer(m.service, m.query, options)
       stop.throwIfAborted()
       if (Buffer.isBuffer(body) && body.length <= WHOLE_MAX) {
         const bytes = owned(body)

@@ -1,8 +1,9 @@
+import { createApp } from '../../src/app/create.js'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import Database from 'better-sqlite3'
-import { buildServer } from '../../src/http/server.js'
+
 import { openReadOnly } from '../../src/store/open.js'
 import { openWritable } from '../../src/app/store.js'
 import type { SqliteStore } from '../../src/store/sqlite.js'
@@ -16,7 +17,7 @@ describe('effective configuration (reliability battery CFG1)', () => {
     const db = join(tempDir(), 'c.db')
     await (await openWritable(db)).close()
     const sql = await openReadOnly(db)
-    const app = buildServer({ sql, auth: allow, logger: false })
+    const app = await createApp({ sql, auth: allow, logger: false })
     await app.ready()
     assert.equal(app.server.headersTimeout, 10_000)
     assert.equal(app.server.requestTimeout, 30_000)
@@ -31,7 +32,7 @@ describe('effective configuration (reliability battery CFG1)', () => {
     const db = join(tempDir(), 'c.db')
     await (await openWritable(db)).close()
     const sql = await openReadOnly(db)
-    const app = buildServer({ sql, auth: allow, logger: false })
+    const app = await createApp({ sql, auth: allow, logger: false })
     assert.equal((await app.inject({ method: 'GET', url: '/main/hs/health' })).headers.connection, 'keep-alive')
     app.draining = true
     const res = await app.inject({ method: 'GET', url: '/main/hs/warehouses/get' })
@@ -68,7 +69,7 @@ describe('effective configuration (reliability battery CFG1)', () => {
     const locker = new Database(db)
     locker.pragma('journal_mode = DELETE')
     const sql = await openReadOnly(db)
-    const app = buildServer({ sql, auth: allow, logger: false })
+    const app = await createApp({ sql, auth: allow, logger: false })
     locker.exec('BEGIN EXCLUSIVE')
     const started = Date.now()
     const res = await app.inject({ method: 'GET', url: '/main/hs/warehouses/get', headers: { 'x-request-id': 'locked-1' } })

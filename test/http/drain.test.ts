@@ -1,12 +1,13 @@
 // Stopping under keep-alive (reliability battery G1): the listener closes at once, an idle
 // keep-alive connection is not cut, and its next request is answered with Connection: close.
+import { createApp } from '../../src/app/create.js'
 import assert from 'node:assert/strict'
 import { Agent, request } from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import { ConnectionDrainer } from '../../src/http/drain.js'
-import { buildServer } from '../../src/http/server.js'
+
 import { openReadOnly } from '../../src/store/open.js'
 import { openWritable } from '../../src/app/store.js'
 import { tempDir } from '../support/app.js'
@@ -35,7 +36,7 @@ describe('draining the server', () => {
     const db = join(tempDir(), 'd.db')
     await (await openWritable(db)).close()
     const sql = await openReadOnly(db)
-    const app = buildServer({ sql, auth: allow, logger: false })
+    const app = await createApp({ sql, auth: allow, logger: false })
     const drainer = new ConnectionDrainer(app.server)
     await app.listen({ host: '127.0.0.1', port: 0 })
     const port = (app.server.address() as { port: number }).port

@@ -1,4 +1,5 @@
 // Needs a real PostgreSQL server (DOCGATE_TEST_PG_URL); `.ci/run` provides one.
+import { createApp } from '../../src/app/create.js'
 import assert from 'node:assert/strict'
 import { createConnection, createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
@@ -6,7 +7,7 @@ import { describe, it } from 'node:test'
 import { checkReadiness } from '../../src/admin/readiness.js'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
-import { buildServer } from '../../src/http/server.js'
+
 import { openReadOnly, servingPool } from '../../src/store/open.js'
 import { UserSnapshot } from '../../src/users/directory.js'
 import { putUser } from '../../src/users/store.js'
@@ -64,7 +65,7 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
     const sql = await openReadOnly(url.toString())
     const users = new UserSnapshot(sql)
     await users.start()
-    const app = buildServer({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false })
+    const app = await createApp({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false })
     const get = (path: string) => app.inject({ method: 'GET', url: path, headers: basic('reader', 'пароль') })
     const ready = () => checkReadiness({ sql, draining: () => app.draining, maxLagMs: 15 * 60_000 })
     try {

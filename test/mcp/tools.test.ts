@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { after, before, describe, it } from 'node:test'
 import { ENDPOINTS, endpointByService } from '../../src/endpoints/index.js'
 import { errorText } from '../../src/http/server.js'
@@ -10,6 +11,9 @@ import type { TestStore } from '../support/stores.js'
 import { fixtureStore } from './support.js'
 
 type Operation = { parameters: { name: string; description: string; 'x-docgate-stage': string }[] }
+
+/** A call nobody stops. */
+const NO_STOP = new AbortController().signal
 
 describe('MCP tools: derived from the declarations', () => {
   it('every tool argument is an OpenAPI parameter with the very same description (aliases aside)', () => {
@@ -45,16 +49,16 @@ describe('sqlite: MCP tools: a failing store', () => {
   it('a tool call whose reads fail is an error result with the API\'s 500 body', async () => {
     const failing = failingReads(() => true, 'database disk image is malformed')(sql)
     const logged: string[] = []
-    const result = await callTool(endpointByService.get('warehouses')!, {}, { sql: failing, now: () => new Date(), errorText, onError: (_err, service) => logged.push(service) })
+    const result = await callTool(endpointByService.get('warehouses')!, {}, { executor: inProcessExecutor(failing, 0), now: () => new Date(), errorText, onError: (_err, service) => logged.push(service) }, NO_STOP)
     assert.deepEqual(result, { isError: true, content: [{ type: 'text', text: '{"error":"database disk image is malformed"}' }] })
     assert.deepEqual(logged, ['warehouses'])
   })
 
   it('a value of the wrong kind is refused; a boolean false is the API\'s false', async () => {
-    const options = { sql, now: () => new Date(), errorText }
+    const options = { executor: inProcessExecutor(sql, 0), now: () => new Date(), errorText }
     const warehouses = endpointByService.get('warehouses')!
-    assert.deepEqual(await callTool(warehouses, { code: { x: 1 } }, options), { isError: true, content: [{ type: 'text', text: 'code: expected a string, number or boolean' }] })
-    const elements = JSON.parse(((await callTool(warehouses, { group: false, code: '00000001' }, options)).content[0] as { text: string }).text)
+    assert.deepEqual(await callTool(warehouses, { code: { x: 1 } }, options, NO_STOP), { isError: true, content: [{ type: 'text', text: 'code: expected a string, number or boolean' }] })
+    const elements = JSON.parse(((await callTool(warehouses, { group: false, code: '00000001' }, options, NO_STOP)).content[0] as { text: string }).text)
     assert.deepEqual(elements.data.map((w: { Код: string }) => w.Код), ['000000001', '000000011', '000000012'])
   })
 })

@@ -1,11 +1,12 @@
 // GET /openapi.json: served without credentials on every engine, a valid OpenAPI 3.1
 // document (checked by an independent validator), every components.schemas entry compiled
 // by Ajv 2020-12 in strict mode, and every declared parameter, alias and shape present.
+import { createApp } from '../../src/app/create.js'
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { buildServer } from '../../src/http/server.js'
+
 import { ENDPOINTS } from '../../src/endpoints/index.js'
 import { openApiDocument } from '../../src/openapi/document.js'
 import { warehousesFixture } from '../fixtures/warehouses.js'
@@ -94,7 +95,7 @@ describe('the OpenAPI document', () => {
   })
 
   it('is not served when docs are off', async () => {
-    const app = buildServer({ sql: {} as never, auth: { authenticate: async () => ({ ok: false }) }, docs: false })
+    const app = await createApp({ sql: {} as never, auth: { authenticate: async () => ({ ok: false }) }, docs: false })
     assert.equal((await app.inject({ url: '/openapi.json' })).statusCode, 404)
     await app.close()
   })

@@ -1,6 +1,7 @@
 // GET /docs: the reference page is served from the package, renders /openapi.json, and its
 // "try it" works with a Cyrillic user (UTF-8 Basic), in a real headless Chromium against a
 // listening server on every engine; `serve --no-docs` turns it off; the CLI prints its URL.
+import { createApp } from '../../src/app/create.js'
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { chromium } from 'playwright-core'
 import type { Browser, Page, Request } from 'playwright-core'
 import { startHints } from '../../src/cli/start.js'
-import { buildServer } from '../../src/http/server.js'
+
 import { openWritable } from '../../src/app/store.js'
 import { warehousesFixture } from '../fixtures/warehouses.js'
 import { BACKENDS, tempDir } from '../support/app.js'
@@ -44,8 +45,9 @@ const OPERATIONS = [
 
 const denyAll = { authenticate: async () => ({ ok: false as const }) }
 
+const app = await createApp({ sql: {} as never, auth: denyAll })
+
 describe('GET /docs, as served', () => {
-  const app = buildServer({ sql: {} as never, auth: denyAll })
   after(() => app.close())
 
   it('redirects /docs to /docs/, which is an HTML page loading only our own script and /openapi.json, without credentials', async () => {
@@ -81,7 +83,7 @@ describe('GET /docs, as served', () => {
   })
 
   it('is not served when docs are off', async () => {
-    const off = buildServer({ sql: {} as never, auth: denyAll, docs: false })
+    const off = await createApp({ sql: {} as never, auth: denyAll, docs: false })
     for (const url of ['/docs', '/docs/', '/docs/js/scalar.js', '/openapi.json']) {
       const res = await off.inject({ url })
       assert.equal(res.statusCode, 404, url)

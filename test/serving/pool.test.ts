@@ -2,6 +2,7 @@
 // 500 and leaves the server answering, a client gone stopping its request's work, a lost
 // worker replaced, and a store the workers cannot write.
 import assert from 'node:assert/strict'
+import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { randomBytes } from 'node:crypto'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -60,7 +61,7 @@ async function serveWith(store: SqlPort, executor?: WorkerPool): Promise<Served>
   const users = new UserSnapshot(store)
   await users.start()
   const auth = new Authenticator({ users, dummyHash: await hashPassword('dummy', { logN: 10 }) })
-  const app = buildServer({ sql: store, auth, logger: false, now: () => NOW, executor })
+  const app = buildServer({ sql: store, auth, logger: false, now: () => NOW, executor: executor ?? inProcessExecutor(store, 0) })
   await app.listen({ host: '127.0.0.1', port: 0 })
   return {
     url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,

@@ -1,8 +1,10 @@
 // Test harness: a fresh store built from a fixture through the real import path, users
 // with cheap hashes, and the real server answered in-process (Fastify inject).
+import { createApp } from '../../src/app/create.js'
+import type { App } from '../../src/app/create.js'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
-import { buildServer } from '../../src/http/server.js'
+
 import type { RequestObserver } from '../../src/http/server.js'
 import { importEntries } from '../../src/import/run.js'
 import type { ImportReport } from '../../src/import/run.js'
@@ -40,7 +42,7 @@ export interface TestApp {
   readonly served: SqlPort
   readonly auth: Authenticator
   /** The Fastify instance (its `draining` flag is what SIGTERM sets). */
-  readonly server: ReturnType<typeof buildServer>
+  readonly server: App
   /** One write beside the running server (e.g. revoking a user). */
   write(sql: string, params?: readonly (string | number)[]): Promise<void>
   /** Imports more objects beside the running server; read models are rebuilt as by `docgate import`. */
@@ -96,7 +98,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   const dummyHash = await hashPassword('dummy', { logN: 10 })
   const served = opts.wrapSql ? opts.wrapSql(sql) : sql
   const auth = new Authenticator({ users: snapshot, dummyHash })
-  const app = buildServer({ sql: served, auth, logger: false, now: opts.now, observer: opts.observer })
+  const app = await createApp({ sql: served, auth, logger: false, now: opts.now, observer: opts.observer })
   await app.ready()
   const request: TestApp['request'] = async (method, path, headers = {}) => {
     const res = await app.inject({ method, url: path, headers })

@@ -1,9 +1,10 @@
 // A really listening docgate over a store the test has filled: what a client on a socket
 // (the typed client, an MCP client, a browser) needs and inject cannot give.
+import { createApp } from '../../src/app/create.js'
 import type { AddressInfo } from 'node:net'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
-import { buildServer } from '../../src/http/server.js'
+
 import { UserSnapshot } from '../../src/users/directory.js'
 import { putUser } from '../../src/users/store.js'
 import { importFixture } from './app.js'
@@ -34,7 +35,7 @@ export async function listenLive(store: TestStore): Promise<LiveServer> {
   const snapshot = new UserSnapshot(sql)
   await snapshot.start()
   const dummyHash = await hashPassword('dummy', { logN: 10 })
-  const app = buildServer({ sql, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false })
+  const app = await createApp({ sql, auth: new Authenticator({ users: snapshot, dummyHash }), logger: false })
   await app.listen({ host: '127.0.0.1', port: 0 })
   const { port } = app.server.address() as AddressInfo
   return {

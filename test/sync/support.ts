@@ -1,13 +1,14 @@
 // Shared by the sync guarantee tests: the demo objects, a fake 1C serving them, a sync run
 // with its output captured, the import form §4 derives from the same objects, a dump of
 // every table the API reads, and the API's answers to a battery of requests.
+import { createApp } from '../../src/app/create.js'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { hashPassword } from '../../src/auth/password.js'
 import { sync } from '../../src/cli/sync.js'
 import type { SyncFlags } from '../../src/cli/sync.js'
 import { demoFiles } from '../../src/demo/generate.js'
 import { READ_MODELS, VIEWS } from '../../src/endpoints/index.js'
-import { buildServer } from '../../src/http/server.js'
+
 import { modelTables } from '../../src/store/schema.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { UserSnapshot } from '../../src/users/directory.js'
@@ -118,7 +119,7 @@ export async function answers(sql: SqlPort): Promise<string[]> {
   await putUser(sql, 'reader', await hashPassword('пароль', { logN: 10 }), ['*'])
   const users = new UserSnapshot(sql)
   await users.start()
-  const app = buildServer({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false, now: () => new Date('2026-11-24T12:00:00') })
+  const app = await createApp({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false, now: () => new Date('2026-11-24T12:00:00') })
   await app.ready()
   const auth = { authorization: `Basic ${Buffer.from('reader:пароль', 'utf8').toString('base64')}` }
   try {
