@@ -4,7 +4,8 @@
 // Printing decisions where the spec is silent: a cash desk has no bank and no account
 // kind, so it prints Банк and ВидСчета as ''; the totals row comes last; `cash` is an
 // alias of `account` (the first of the two in the query string wins).
-import { RESPONSES } from './responses.js'
+import { CashflowLine } from './responses.js'
+import { m, organization } from './meanings.js'
 import { round2 } from '../values/printed.js'
 import { fold } from '../values/fold.js'
 import { NO, YES } from './define.js'
@@ -84,7 +85,25 @@ export const cashflows: ComputedEndpoint = {
   kind: 'computed',
   service: 'cashflows',
   operationId: 'GetCashFlows',
-  response: RESPONSES.cashflows!,
+  returns: 'Cash balances and turnovers per account/cash desk (actual, not planned)',
+  response: { short: CashflowLine },
+  meanings: {
+    from: m('Начало периода; можно без `to` (тогда конец — текущий день)', 'Period start; may be used without `to` (then the end is the current day)'),
+    to: m('Конец периода, включительно до конца дня; можно без `from` (тогда начало — 01.01.0001)', 'Period end, inclusive to the end of the day; may be used without `from` (then the start is 01.01.0001)'),
+    date: m('Один день вместо from/to (весь день)', 'One day instead of from/to (the whole day)'),
+    org: organization,
+    account: m('Представление счета / кассы, поле СчетКасса (подстрока)', 'Account / cash desk presentation, field СчетКасса (substring)'),
+    bank: m('Наименование банка (подстрока)', 'Bank name (substring)'),
+    kind: m(
+      'Вид денежных средств (ВидДенежныхСредств): `Наличные` или `Безналичные`; `Наличные` не совпадает с безналичными, а `Безналичные` отбирает только безналичные',
+      'Cash kind (ВидДенежныхСредств): `Наличные` or `Безналичные`; cash does not match non-cash values, and the non-cash value selects only non-cash',
+    ),
+    accountType: m('Вид счета, ВидСчета (подстрока)', 'Account kind, ВидСчета (substring)'),
+    currency: m('Валюта счета / кассы, Валюта (подстрока)', 'Currency, Валюта (substring)'),
+    closed: m('Отбор по признаку Закрыт', 'Filter by Закрыт (the account is closed)'),
+    mgmt: m('Суммы в управленческом учете', 'Amounts in management accounting'),
+    totals: m('Добавляет строку итогов', 'Adds the totals row'),
+  },
   params,
   // A statement costs per account with movements, whatever the period and the filters
   // (they test the computed rows): a company's few dozen accounts cost less than a worker's

@@ -1,5 +1,6 @@
 // The vocabulary every endpoint file speaks. An endpoint is data that mirrors its table
 // in the spec; the pipeline (pipeline/run.ts) is the only code that interprets it.
+import type { Meaning } from './meanings.js'
 import type { ResponseShapes } from './responses.js'
 import type { Condition } from '../store/plan.js'
 import type { PagedList } from '../views/define.js'
@@ -88,15 +89,23 @@ export interface Rule {
   readonly then: 'drop-option' | 'keep'
 }
 
-export interface ListEndpoint {
-  readonly kind: 'list'
+/** What every endpoint declares about itself, mirroring its table in the spec. */
+interface Declared {
   readonly service: string
   readonly operationId: string
+  /** What the service returns, in the words of the spec's services table (§ What the service does). */
+  readonly returns: string
   /** The printed shape of a `data` item, short and `full` (responses.ts). */
   readonly response: ResponseShapes
+  /** Each parameter's meaning, the period's included (meanings.ts; test/openapi/meanings.test.ts). */
+  readonly meanings: Readonly<Record<string, Meaning>>
+  readonly params: readonly Param[]
+}
+
+export interface ListEndpoint extends Declared {
+  readonly kind: 'list'
   readonly readModel: ReadModel
   readonly period?: Period
-  readonly params: readonly Param[]
   readonly rules?: readonly Rule[]
   readonly sort: readonly SortKey[]
   /**
@@ -129,14 +138,9 @@ export interface PrintedData {
 }
 
 /** An endpoint whose `data` is computed as a whole (materials tree, cash statement). */
-export interface ComputedEndpoint {
+export interface ComputedEndpoint extends Declared {
   readonly kind: 'computed'
-  readonly service: string
-  readonly operationId: string
-  /** The printed shape of a `data` item, short and `full` (responses.ts). */
-  readonly response: ResponseShapes
   readonly readModel?: ReadModel
-  readonly params: readonly Param[]
   /**
    * The `data` array; or its JSON text as bytes (e.g. a tree of ready read-model JSON), whole
    * or in chunks; or printed whole with the number of its items (`json`, `count`).

@@ -1,7 +1,8 @@
 // GET /main/hs/demands/get — spec § Requirement-invoice (demands), § GET /main/hs/demands/get.
 // Every stored requirement-invoice is listed. Sort: date ascending, then number.
 // No `date` parameter; `full` needs no `code`.
-import { RESPONSES } from './responses.js'
+import { Demand, DemandFull } from './responses.js'
+import { byDocumentDate, documentNumber, m, responsible, responsibleName, warehouse } from './meanings.js'
 import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -17,7 +18,15 @@ export const demands: ListEndpoint = {
   kind: 'list',
   service: 'demands',
   operationId: 'GetDemands',
-  response: RESPONSES.demands!,
+  returns: 'Requirement-invoices (document)',
+  response: { short: Demand, full: DemandFull },
+  meanings: {
+    ...byDocumentDate,
+    code: documentNumber,
+    warehouse: m('Наименование склада (подстрока)', 'Warehouse name (substring)'),
+    responsible: responsibleName,
+    full: m('Возвращает массив Материалы для каждого отобранного документа; не требует `code`', 'Returns the Материалы array for every selected document; does not require `code`'),
+  },
   readModel: {
     table: 'api_demands',
     version: 1,

@@ -2,33 +2,17 @@
 // does. One source for the OpenAPI document (openapi/document.ts) and the agent tools
 // (mcp/tools.ts), so the two can never describe an endpoint differently.
 import type { Endpoint, Param } from './define.js'
-import { meaningOf } from './meanings.js'
 
 export const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
-/** What a service returns, in the words of the spec's services table (§ What the service does). */
-export const RETURNS: Readonly<Record<string, string>> = {
-  payments: 'Expense requests (document)',
-  receipts: 'Goods-and-services receipts (document)',
-  orders: 'Customer orders (document)',
-  sorders: 'Supplier orders (document)',
-  specifications: 'Nomenclature specifications (catalogue elements, not groups, not marked for deletion)',
-  transfers: 'Goods transfers (document)',
-  morders: 'Production orders (document)',
-  demands: 'Requirement-invoices (document)',
-  cashflows: 'Cash balances and turnovers per account/cash desk (actual, not planned)',
-  materials: 'Nomenclature catalogue as a tree (elements, not groups, not marked for deletion; parent groups added automatically)',
-  warehouses: 'Warehouses catalogue as a flat list',
-}
-
 /** The meaning (meanings.ts) first, then what the declaration says about how the value is read. */
-const withMeaning = (service: string, name: string, mechanics: string): string => {
-  const meaning = meaningOf(service, name)
-  return meaning ? `${meaning}. ${mechanics}` : mechanics
+const withMeaning = (e: Endpoint, name: string, mechanics: string): string => {
+  const meaning = e.meanings[name]
+  return meaning ? `${meaning.ru} / ${meaning.en}. ${mechanics}` : mechanics
 }
 
-export function describeParam(service: string, p: Param): string {
-  return withMeaning(service, p.name, mechanicsOf(p))
+export function describeParam(e: Endpoint, p: Param): string {
+  return withMeaning(e, p.name, mechanicsOf(p))
 }
 
 function mechanicsOf(p: Param): string {
@@ -50,7 +34,7 @@ function mechanicsOf(p: Param): string {
 /** The period parameters of a list endpoint (`from`/`to`, and `date` where declared). */
 export function periodParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
   if (e.kind !== 'list' || !e.period) return []
-  const day = (name: string, text: string) => ({ name, description: withMeaning(e.service, name, `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`) })
+  const day = (name: string, text: string) => ({ name, description: withMeaning(e, name, `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`) })
   return [
     day('from', 'Database filter, inclusive; works only together with `to`, alone it is no filter'),
     day('to', 'Database filter, the whole day inclusive; works only together with `from`, alone it is no filter'),

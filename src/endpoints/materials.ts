@@ -8,7 +8,8 @@
 // (by name); a group marked for deletion still carries its unmarked elements (the mark
 // excludes elements, groups are only the path to them); an element or group whose
 // parent is not a stored group of this catalogue is a root.
-import { RESPONSES } from './responses.js'
+import { MaterialNode } from './responses.js'
+import { m } from './meanings.js'
 import { fold, sortKey } from '../values/fold.js'
 import { planQuery } from './plan.js'
 import { compilePage } from '../store/select.js'
@@ -93,12 +94,26 @@ const params: readonly Param[] = [
   { name: 'service', stage: 'database', match: 'flag', column: 'is_service', truthy: ['1', 'true', 'да'] },
 ]
 
+const returns = 'Nomenclature catalogue as a tree (elements, not groups, not marked for deletion; parent groups added automatically)'
+const meanings = {
+  code: m('Код (подстрока)', 'Code (substring)'),
+  name: m('Наименование (подстрока)', 'Name (substring)'),
+  group: m('Наименование непосредственной родительской группы, не всей иерархии (подстрока)', 'Name of the immediate parent group only, not the whole hierarchy (substring)'),
+  type: m('Вид номенклатуры (подстрока)', 'Nomenclature kind (substring)'),
+  ngroup: m('Номенклатурная группа (подстрока)', 'Nomenclature group (substring)'),
+  article: m('Артикул (подстрока)', 'Article (substring)'),
+  supplier: m('Основной поставщик (подстрока)', 'Main supplier (substring)'),
+  service: m('Отбор по признаку услуги; любое другое заданное значение означает ложь', 'Filter by the service flag; any other given value means false'),
+}
+
 /** The element selection, as a list over the read model (its conditions and name sort). */
 const selection: ListEndpoint = {
   kind: 'list',
   service: 'materials',
   operationId: 'GetMaterials',
-  response: RESPONSES.materials!,
+  returns,
+  response: { short: MaterialNode },
+  meanings,
   readModel,
   params,
   sort: [{ column: 'sort_name', dir: 'asc' }],
@@ -161,7 +176,9 @@ export const materials: ComputedEndpoint = {
   kind: 'computed',
   service: 'materials',
   operationId: 'GetMaterials',
-  response: RESPONSES.materials!,
+  returns,
+  response: { short: MaterialNode },
+  meanings,
   readModel,
   params,
   loopWhen: (values) => values.size === 0,

@@ -2,7 +2,8 @@
 // Every stored production order is listed. Filters match the stored values, not the
 // printed literals: `code=Не` does not find an order printed as `Не указан`.
 // Sort: date ascending, then number. No `date` parameter.
-import { RESPONSES } from './responses.js'
+import { ProductionOrder, ProductionOrderFull } from './responses.js'
+import { byDocumentDate, comment, m } from './meanings.js'
 import { orLiteral } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -34,7 +35,14 @@ export const morders: ListEndpoint = {
   kind: 'list',
   service: 'morders',
   operationId: 'GetMOrders',
-  response: RESPONSES.morders!,
+  returns: 'Production orders (document)',
+  response: { short: ProductionOrder, full: ProductionOrderFull },
+  meanings: {
+    ...byDocumentDate,
+    code: m('Номер заказа (подстрока)', 'Order number (substring)'),
+    contract: m('Комментарий документа, выводимый как Договор (подстрока)', 'Document comment, shown as Договор (substring)'),
+    full: m('Добавляет Ссылка, Продукция, Материалы', 'Adds Ссылка, Продукция, Материалы'),
+  },
   readModel: {
     table: 'api_morders',
     version: 1,

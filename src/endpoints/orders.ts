@@ -1,7 +1,8 @@
 // GET /main/hs/orders/get — spec § Customer order, § GET /main/hs/orders/get.
 // `customer` matches the counterparty's name or its tax id; `contract` takes `_slash_`;
 // with `full`, Товары carries the planned cost (shared/planned-cost.ts).
-import { RESPONSES } from './responses.js'
+import { Order, OrderFull } from './responses.js'
+import { byDocumentDate, comment, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { messages } from '../values/messages.js'
@@ -41,7 +42,23 @@ export const orders: ListEndpoint = {
   kind: 'list',
   service: 'orders',
   operationId: 'GetOrders',
-  response: RESPONSES.orders!,
+  returns: 'Customer orders (document)',
+  response: { short: Order, full: OrderFull },
+  meanings: {
+    ...byDocumentDate,
+    date: oneDocumentDate,
+    code: documentNumber,
+    summ: exactAmount,
+    approved: posted,
+    contract: m('Представление договора (подстрока)', 'Contract presentation (substring)'),
+    customer: m('Наименование контрагента или его ИНН (подстрока)', 'Counterparty name or its tax id (substring)'),
+    inn: m('ИНН контрагента (подстрока)', 'Counterparty tax id (substring)'),
+    org: organization,
+    warehouse,
+    responsible,
+    comment,
+    full: m('Добавляет Товары с расчетом плановой себестоимости и спецификации', 'Adds Товары with the planned-cost and specification calculation'),
+  },
   readModel: {
     table: 'api_orders',
     version: 1,

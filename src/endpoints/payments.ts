@@ -1,7 +1,8 @@
 // GET /main/hs/payments/get — spec § Expense request (payments), § GET /main/hs/payments/get.
 // The period is the expense date (ДатаРасхода), not the document date; the counterparty
 // is printed only as the fallback of Получатель, and filtered by `contractor`.
-import { RESPONSES } from './responses.js'
+import { Payment, PaymentFull } from './responses.js'
+import { comment, exactAmount, m, posted, responsible } from './meanings.js'
 import { orLiteral, summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -30,7 +31,23 @@ export const payments: ListEndpoint = {
   kind: 'list',
   service: 'payments',
   operationId: 'GetPayments',
-  response: RESPONSES.payments!,
+  returns: 'Expense requests (document)',
+  response: { short: Payment, full: PaymentFull },
+  meanings: {
+    from: m('Начало периода по дате расхода (ДатаРасхода, не дата документа)', 'Period start by expense date (ДатаРасхода, not the document date)'),
+    to: m('Конец периода по дате расхода', 'Period end by expense date'),
+    date: m('Одна дата расхода (весь день)', 'One expense date (the whole day)'),
+    code: m('Номер заявки (подстрока)', 'Request number (substring)'),
+    summ: exactAmount,
+    approved: posted,
+    responsible,
+    recipient: m('Получатель (подстрока)', 'Recipient (substring)'),
+    contractor: m('Контрагент (подстрока)', 'Counterparty (substring)'),
+    cash: m('Счет / касса (подстрока)', 'Account / cash desk (substring)'),
+    comment,
+    status: m('Статус (подстрока)', 'Status (substring)'),
+    full: m('Полные связанные документы и вложения (Base64)', 'Full linked documents and attachments (Base64)'),
+  },
   readModel: {
     table: 'api_payments',
     version: 1,

@@ -1,7 +1,8 @@
 // GET /main/hs/receipts/get — spec § Goods-and-services receipt, § GET /main/hs/receipts/get.
 // Склад is the stored-order warehouse (СкладОрдер); Товары and Услуги only with `full`,
 // whose key is case-insensitive; `contactor` (sic) and `supplier` are aliases of `contractor`.
-import { RESPONSES } from './responses.js'
+import { Receipt, ReceiptFull } from './responses.js'
+import { byDocumentDate, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
 import { orLiteral, summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -67,7 +68,20 @@ export const receipts: ListEndpoint = {
   kind: 'list',
   service: 'receipts',
   operationId: 'GetReceipts',
-  response: RESPONSES.receipts!,
+  returns: 'Goods-and-services receipts (document)',
+  response: { short: Receipt, full: ReceiptFull },
+  meanings: {
+    ...byDocumentDate,
+    date: oneDocumentDate,
+    code: documentNumber,
+    summ: exactAmount,
+    approved: posted,
+    contractor: m('Наименование контрагента (подстрока)', 'Counterparty name (substring)'),
+    org: organization,
+    warehouse,
+    responsible,
+    full: m('Полные Сделка, Товары, Услуги и Вложения (Base64)', 'Full Сделка, Товары, Услуги and Вложения (Base64)'),
+  },
   readModel: {
     table: 'api_receipts',
     version: 1,

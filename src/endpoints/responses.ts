@@ -126,20 +126,6 @@ export interface ResponseShapes {
   readonly short: TSchema
   readonly full?: TSchema
 }
-export const RESPONSES: Readonly<Record<string, ResponseShapes>> = {
-  payments: { short: Payment, full: PaymentFull },
-  receipts: { short: Receipt, full: ReceiptFull },
-  orders: { short: Order, full: OrderFull },
-  sorders: { short: SupplierOrder, full: SupplierOrderFull },
-  specifications: { short: Specification, full: SpecificationFull },
-  transfers: { short: Transfer, full: TransferFull },
-  morders: { short: ProductionOrder, full: ProductionOrderFull },
-  demands: { short: Demand, full: DemandFull },
-  cashflows: { short: CashflowLine },
-  warehouses: { short: Warehouse },
-  materials: { short: MaterialNode },
-}
-
 export type PaymentItem = Static<typeof Payment>
 export type PaymentFullItem = Static<typeof PaymentFull>
 export type WarehouseItem = Static<typeof Warehouse>

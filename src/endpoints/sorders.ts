@@ -2,7 +2,8 @@
 // `supplier` is the filter's primary name (`contractor`, `contactor` are aliases);
 // `full` also takes the value `full`; СвязанныеДокументы is always the placeholder;
 // the rows' planned cost is printed as stored. No contract or tax-id filters.
-import { RESPONSES } from './responses.js'
+import { SupplierOrder, SupplierOrderFull } from './responses.js'
+import { byDocumentDate, comment, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
 import { summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { YES } from './define.js'
@@ -31,7 +32,21 @@ export const sorders: ListEndpoint = {
   kind: 'list',
   service: 'sorders',
   operationId: 'GetSOrders',
-  response: RESPONSES.sorders!,
+  returns: 'Supplier orders (document)',
+  response: { short: SupplierOrder, full: SupplierOrderFull },
+  meanings: {
+    ...byDocumentDate,
+    date: oneDocumentDate,
+    code: documentNumber,
+    summ: exactAmount,
+    approved: posted,
+    supplier: m('Наименование контрагента (поставщика) (подстрока); основное имя этого отбора', 'Counterparty (supplier) name (substring); the primary name of this filter'),
+    org: organization,
+    warehouse,
+    responsible,
+    comment,
+    full: m('Добавляет Товары и список вложений', 'Adds Товары and the attachment list'),
+  },
   readModel: {
     table: 'api_sorders',
     version: 1,

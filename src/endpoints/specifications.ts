@@ -10,7 +10,8 @@
 // - without `full`, they filter the rows of the query join: a specification is selected
 //   when one row matches every given row filter, and Материалы lists ONLY those matching
 //   rows, with СуммаМатериалов summed over them.
-import { RESPONSES } from './responses.js'
+import { Specification, SpecificationFull } from './responses.js'
+import { m } from './meanings.js'
 import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold, sortKey } from '../values/fold.js'
@@ -58,7 +59,17 @@ export const specifications: ListEndpoint = {
   kind: 'list',
   service: 'specifications',
   operationId: 'GetSpecifications',
-  response: RESPONSES.specifications!,
+  returns: 'Nomenclature specifications (catalogue elements, not groups, not marked for deletion)',
+  response: { short: Specification, full: SpecificationFull },
+  meanings: {
+    code: m('Код спецификации (подстрока)', 'Specification code (substring)'),
+    name: m('Наименование (подстрока)', 'Name (substring)'),
+    material: m('Код или наименование материала в строках материалов (подстрока)', 'Material code or name in the materials rows (substring)'),
+    ngroup: m('Номенклатурная группа строк материалов (подстрока)', 'Nomenclature group of the material rows (substring)'),
+    year: m('Год плановой даты поставки этапа поставки; двузначный год читается как 20XX', 'Year of the planned delivery date of a delivery stage; a 2-digit year is read as 20XX'),
+    month: m('Месяц 1–12 внутри года `year`; требует `year`', 'Month 1–12 inside `year`; requires `year`'),
+    full: m('Расширенный режим; требует хотя бы один из `code`, `name`, `material`, `ngroup`', 'Extended mode; requires at least one of `code`, `name`, `material`, `ngroup`'),
+  },
   readModel: {
     table: 'api_specifications',
     version: 1,

@@ -2,7 +2,8 @@
 // Every stored transfer is listed (the spec names no posted or deletion-mark filter).
 // Sort: date ascending, then number (the spec gives only the date; the number orders
 // documents of the same moment the way their numbering does).
-import { RESPONSES } from './responses.js'
+import { Transfer, TransferFull } from './responses.js'
+import { byDocumentDate, documentNumber, m, oneDocumentDate, responsible, responsibleName, warehouse } from './meanings.js'
 import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -19,7 +20,18 @@ export const transfers: ListEndpoint = {
   kind: 'list',
   service: 'transfers',
   operationId: 'GetTransfers',
-  response: RESPONSES.transfers!,
+  returns: 'Goods transfers (document)',
+  response: { short: Transfer, full: TransferFull },
+  meanings: {
+    from: m('Начало периода по дате документа (не по дате перемещения)', 'Period start by document date (not the movement date)'),
+    to: byDocumentDate.to,
+    date: oneDocumentDate,
+    code: documentNumber,
+    responsible: responsibleName,
+    sender: m('Наименование склада-отправителя (подстрока)', 'Sender warehouse name (substring)'),
+    receiver: m('Наименование склада-получателя (подстрока)', 'Receiver warehouse name (substring)'),
+    full: m('Возвращает Товары вместо сводки; требует `code`', 'Returns Товары instead of the summary; requires `code`'),
+  },
   readModel: {
     table: 'api_transfers',
     version: 1,

@@ -1,6 +1,7 @@
 // GET /main/hs/warehouses/get — spec § Warehouse, § GET /main/hs/warehouses/get.
 // A flat list sorted by name; records marked for deletion are included (no such filter).
-import { RESPONSES } from './responses.js'
+import { Warehouse } from './responses.js'
+import { m } from './meanings.js'
 import { fold, sortKey } from '../values/fold.js'
 import type { ListEndpoint } from './define.js'
 
@@ -8,7 +9,13 @@ export const warehouses: ListEndpoint = {
   kind: 'list',
   service: 'warehouses',
   operationId: 'GetWarehouses',
-  response: RESPONSES.warehouses!,
+  returns: 'Warehouses catalogue as a flat list',
+  response: { short: Warehouse },
+  meanings: {
+    code: m('Код (подстрока)', 'Code, Код (substring)'),
+    name: m('Наименование (подстрока)', 'Name, Наименование (substring)'),
+    group: m('Истина — только группы; любое другое заданное значение — только элементы (не группы)', 'True: only groups; any other given value: only elements (non-groups)'),
+  },
   readModel: {
     table: 'api_warehouses',
     version: 1,

@@ -4,7 +4,7 @@
 // (bound.ts) so that one call cannot flood an agent's context.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
+import { describeParam, periodParams } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
 import { envelope } from '../pipeline/envelope.js'
 import type { Executor } from '../serving/executor.js'
@@ -18,7 +18,7 @@ interface Argument {
 }
 
 function paramSchema(e: Endpoint, p: Param): Record<string, unknown> {
-  const description = describeParam(e.service, p)
+  const description = describeParam(e, p)
   if (p.stage === 'option' || (p.stage === 'database' && p.match === 'flag')) return { type: ['boolean', 'string'], description }
   if (p.stage === 'database' && p.match === 'amount') return { type: ['number', 'string'], description }
   return { type: 'string', description }
@@ -42,14 +42,14 @@ export function toolOf(e: Endpoint): Tool {
   const full = e.response.full ? ' With `full` each row is the full form (larger; attachments in Base64).' : ''
   return {
     name: e.service,
-    title: RETURNS[e.service],
+    title: e.returns,
     description:
-      `${RETURNS[e.service]}: the answer of GET /main/hs/${e.service}/get, as {"data": [...], "errors": [...]}. ` +
+      `${e.returns}: the answer of GET /main/hs/${e.service}/get, as {"data": [...], "errors": [...]}. ` +
       `Rows print the fields ${fieldsOf(e).join(', ')}.${full} ` +
       `Every argument is optional; problems with a value are reported in "errors", not refused. ` +
       `At most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows per answer: when more match, the answer says how many were left out; narrow the query with the filters.`,
     inputSchema: { type: 'object', properties: Object.fromEntries(args.map((a) => [a.name, a.schema])), additionalProperties: false },
-    annotations: { title: RETURNS[e.service], readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: { title: e.returns, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }
 }
 

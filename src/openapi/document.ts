@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the endpoint declarations and their response
 // shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, periodParams, RETURNS } from '../endpoints/describe.js'
+import { describeParam, periodParams } from '../endpoints/describe.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
 import { EXAMPLES } from './examples.js'
@@ -25,7 +25,7 @@ function parameter(p: Param, e: Endpoint, name = p.name): Json {
     in: 'query',
     required: false,
     schema: { type: 'string' },
-    description: describeParam(e.service, p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
+    description: describeParam(e, p) + (name !== p.name ? ` Alias of \`${p.name}\`.` : ''),
     'x-docgate-stage': p.stage,
     ...(p.aliases?.length ? { 'x-docgate-aliases': p.aliases } : {}),
     ...(p.slash ? { 'x-docgate-slash': true } : {}),
@@ -63,7 +63,7 @@ function operation(e: Endpoint): Json {
   return {
     operationId: e.operationId,
     summary: `GET /main/hs/${e.service}/get`,
-    description: `${RETURNS[e.service]}. ` + (full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`),
+    description: `${e.returns}. ` + (full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`),
     tags: ['data'],
     parameters: [...periodParameters(e), ...e.params.flatMap((p) => [parameter(p, e), ...(p.aliases ?? []).map((a) => parameter(p, e, a))])],
     responses: {

@@ -28,7 +28,7 @@ export interface PagedList {
  * filters and sort need and the short (and, for documents, the full) form as ready JSON,
  * rebuilt at import whenever the object or anything it prints changes.
  */
-export interface ReadModel {
+export interface ReadModel<Short = unknown> {
   readonly table: string
   /**
    * Bumped whenever what the model stores or prints changes (its `build`, its select, the
@@ -58,7 +58,7 @@ export interface ReadModel {
   readonly suffixed?: readonly string[]
   /** Select list and FROM clause over the source aliased `s` (joins allowed). */
   readonly select: string
-  readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: unknown }
+  readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: Short }
   /** The full form kept ready beside the short one (set by the registry from the endpoint, endpoints/index.ts). */
   readonly full?: StoredFull
   /** The list's short forms kept joined by bucket (set by the registry for list endpoints, views/pages.ts). */

@@ -5,7 +5,6 @@ import { describe, it } from 'node:test'
 import type { Endpoint } from '../../src/endpoints/define.js'
 import { periodParams } from '../../src/endpoints/describe.js'
 import { ENDPOINTS, endpointByService } from '../../src/endpoints/index.js'
-import { MEANINGS } from '../../src/endpoints/meanings.js'
 import { toolOf } from '../../src/mcp/tools.js'
 import { openApiDocument } from '../../src/openapi/document.js'
 
@@ -23,8 +22,8 @@ describe('parameter meanings', () => {
   it('every declared parameter of every endpoint, the period included, has a Russian and an English meaning', () => {
     for (const e of ENDPOINTS) {
       for (const name of declared(e)) {
-        const meaning = MEANINGS[e.service]?.[name]
-        assert.ok(meaning, `${e.service}.${name} has no meaning in src/endpoints/meanings.ts`)
+        const meaning = e.meanings[name]
+        assert.ok(meaning, `${e.service}.${name} has no meaning in its declaration (meanings)`)
         assert.match(meaning.ru, /^[А-ЯЁ]/, `${e.service}.${name}: ru`)
         assert.match(meaning.en, /^[A-Z]/, `${e.service}.${name}: en`)
       }
@@ -32,11 +31,9 @@ describe('parameter meanings', () => {
   })
 
   it('the table names only declared parameters of existing endpoints', () => {
-    for (const [service, entries] of Object.entries(MEANINGS)) {
-      const e = endpointByService.get(service)
-      assert.ok(e, `meanings.ts names the unknown service ${service}`)
+    for (const e of ENDPOINTS) {
       const names = new Set(declared(e))
-      for (const name of Object.keys(entries)) assert.ok(names.has(name), `meanings.ts names ${service}.${name}, which is not declared`)
+      for (const name of Object.keys(e.meanings)) assert.ok(names.has(name), `${e.service}'s meanings name ${name}, which is not declared`)
     }
   })
 
@@ -44,7 +41,7 @@ describe('parameter meanings', () => {
     for (const e of ENDPOINTS) {
       for (const p of operation(doc, e.service).parameters as Json[]) {
         const main = e.params.find((d) => d.name === p.name || d.aliases?.includes(p.name))?.name ?? p.name
-        const { ru, en } = MEANINGS[e.service]![main]!
+        const { ru, en } = e.meanings[main]!
         assert.ok(p.description.startsWith(`${ru} / ${en}. `), `${e.service}.${p.name}: ${p.description}`)
       }
     }
