@@ -39,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       once: { type: 'boolean' },
       every: { type: 'string' },
       full: { type: 'boolean' },
+      'scan-all': { type: 'boolean' },
       check: { type: 'boolean' },
       status: { type: 'boolean' },
       demo: { type: 'boolean' },
