@@ -27,6 +27,8 @@ type RowInfo = [period: string, hash: string]
 
 /** Recorders (queued, compared, deleted) taken from the state at a time. */
 const CHUNK = 500
+/** Recorders a first load's discovery collects before reading their sets (a bound, not per register). */
+const DISCOVERED_AHEAD = 2000
 
 const sortInfo = (info: RowInfo[]): RowInfo[] => info.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
 
@@ -234,14 +236,16 @@ class RegisterSync {
         continue
       }
       const select = [...this.keys, 'Period'].join(',')
+      // Recorders discovered and not read yet: read a few pages' worth at a time, so that the
+      // record-set requests asked ahead (readAndWrite) seldom run dry at a page's end.
+      let fresh: RecorderRef[] = []
       for await (const page of pages(this.ctx.source, { set: this.rowSet, select, filter: windowFilter('Period', w), orderby: this.rowOrder }, paging)) {
-        // The page's recorders not met before in this discovery are read and written now.
+        // The page's recorders not met before in this discovery.
         const inPage = new Map<string, RecorderRef>()
         for (const row of page.entities) {
           const r = recorderOf(this.plan, row)
           if (r && !inPage.has(r.ref)) inPage.set(r.ref, r)
         }
-        const fresh: RecorderRef[] = []
         for (const ref of await this.ctx.state.markSeen(register, inPage.keys())) {
           const r = inPage.get(ref)!
           if (!r.set.startsWith('Document_')) {
@@ -251,9 +255,13 @@ class RegisterSync {
           }
           fresh.push(r)
         }
-        await this.readAndWrite(fresh, false)
+        if (fresh.length >= DISCOVERED_AHEAD) {
+          await this.readAndWrite(fresh, false)
+          fresh = []
+        }
         this.report.tick()
       }
+      await this.readAndWrite(fresh, false)
       this.report.windows++
       this.st.windowsDone.push(w.id)
       const snapshot = structuredClone(this.st)
