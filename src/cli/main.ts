@@ -1,6 +1,7 @@
 // docgate command line (cli.md): argv → command → handler. Failures print one line,
 // never a stack trace, and exit non-zero.
 import { parseArgs } from 'node:util'
+import { UsageError } from './usage.js'
 
 const USAGE = `usage:
   docgate serve [--db DB] [--host H] [--port N] [--no-docs] [--admin-port N] [--admin-host H] [--max-lag DURATION]
@@ -18,7 +19,6 @@ const USAGE = `usage:
   docgate fake-1c [--db DB | --demo [--scale N] [--seed S]] [--host H] [--port N] [--user NAME] [--password-stdin] [--custom]
 DB is an SQLite file path or a postgres:// URL; default $DOCGATE_DB or ./data/docgate.db`
 
-export class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
@@ -39,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       once: { type: 'boolean' },
       every: { type: 'string' },
       full: { type: 'boolean' },
+      'scan-all': { type: 'boolean' },
       check: { type: 'boolean' },
       status: { type: 'boolean' },
       demo: { type: 'boolean' },

@@ -3,6 +3,7 @@
 // `--every`, wait for the next cycle); signals end the run after the batch being written.
 import { existsSync, readFileSync } from 'node:fs'
 import type { SqlPort } from '../store/sql.js'
+import { UsageError } from './usage.js'
 import { isPostgresUrl, openReadOnly, resolveDb } from '../store/open.js'
 import { openWritable } from '../app/store.js'
 import { CheckFailed, knownOtherDocuments, startupCheck } from '../sync/check.js'
@@ -29,6 +30,7 @@ export interface SyncFlags {
   readonly once?: boolean
   readonly every?: string
   readonly full?: boolean
+  readonly 'scan-all'?: boolean
   readonly check?: boolean
   readonly status?: boolean
 }
@@ -36,20 +38,18 @@ export interface SyncFlags {
 /** A local reason: one line, exit 2, nothing attempted. */
 export class LocalError extends Error {}
 
-const USAGE = 'usage: docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full] | --check --source URL … | --status [--db DB]'
-
 export function sourceRoot(url: string | undefined): string {
-  if (!url) throw new LocalError(`--source is required\n${USAGE}`)
+  if (!url) throw new UsageError('--source is required')
   let u: URL
   try {
     u = new URL(url)
   } catch {
-    throw new LocalError(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
+    throw new UsageError(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new LocalError('--source must be an http(s) URL')
-  if (u.username || u.password) throw new LocalError('--source must not carry user info; use --user and --password-stdin')
-  if (u.search || url.includes('?')) throw new LocalError('--source must not have a query')
-  if (u.hash || url.includes('#')) throw new LocalError('--source must not have a fragment')
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError('--source must be an http(s) URL')
+  if (u.username || u.password) throw new UsageError('--source must not carry user info; use --user and --password-stdin')
+  if (u.search || url.includes('?')) throw new UsageError('--source must not have a query')
+  if (u.hash || url.includes('#')) throw new UsageError('--source must not have a fragment')
   return url.replace(/\/+$/, '')
 }
 
@@ -75,13 +75,32 @@ function loadMap(file: string | undefined): MapFile {
   }
 }
 
+/** A store location fit for output: a PostgreSQL URL without its password. */
+export const shownDb = (db: string): string => db.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1:…@')
+
 /** `--check` and `--status` never create a store. */
 async function openExisting(db: string): Promise<SqlPort> {
-  if (!isPostgresUrl(db) && !existsSync(db)) throw new LocalError(`store not found: ${db}`)
+  if (!isPostgresUrl(db) && !existsSync(db)) throw new LocalError(`store missing: ${shownDb(db)}`)
   try {
     return await openReadOnly(db)
   } catch (err) {
     throw new LocalError(`cannot open the store: ${(err as Error).message}`)
+  }
+}
+
+/**
+ * Whether a docgate store is there (§2 `--status`): a PostgreSQL database that does not
+ * exist, or an SQLite file or a database without docgate's tables, is `store missing`.
+ * Failing to reach the server at all is a store that cannot be opened.
+ */
+async function requireStore(sql: SqlPort, db: string): Promise<void> {
+  try {
+    await sql.all('SELECT 1 FROM meta LIMIT 1')
+  } catch (err) {
+    const e = err as { code?: string; message?: string }
+    // 3D000: no such database; 42P01: no such table (PostgreSQL); SQLite says "no such table".
+    if (e.code === '3D000' || e.code === '42P01' || /no such table/.test(e.message ?? '')) throw new LocalError(`store missing: ${shownDb(db)}`)
+    throw new LocalError(`cannot open the store: ${e.message ?? String(err)}`)
   }
 }
 
@@ -93,6 +112,8 @@ export interface SyncRuntime {
   readonly signal?: AbortSignal
   /** The cycle's day (tests); default: today, local time. */
   readonly today?: () => string
+  /** The clock (tests): when cycles and scans begin, and so when a full scan is due (§7.4). */
+  readonly now?: () => Date
   /** An open store to use instead of `--db` (tests of the in-process engine); left open. */
   readonly sql?: SqlPort
   /** Sees the source client (its request and byte counts), for the benchmark. */
@@ -113,14 +134,19 @@ export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise
 }
 
 async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): Promise<number> {
-  const modes = [flags.check, flags.status].filter(Boolean).length
-  if (modes > 1) throw new LocalError(USAGE)
-  if ((flags.check || flags.status) && (flags.once || flags.every !== undefined || flags.full)) throw new LocalError(USAGE)
-  if (flags.once && flags.every !== undefined) throw new LocalError(USAGE)
+  if (flags.check && flags.status) throw new UsageError('--check and --status exclude each other')
+  const mode = flags.check ? '--check' : flags.status ? '--status' : undefined
+  if (mode) {
+    const extra = (['once', 'every', 'full', 'scan-all'] as const).find((f) => flags[f] !== undefined && flags[f] !== false)
+    if (extra) throw new UsageError(`${mode} takes no --${extra}`)
+  }
+  if (flags.once && flags.every !== undefined) throw new UsageError('--once and --every exclude each other')
+  if (flags.full && flags['scan-all']) throw new UsageError('--full and --scan-all exclude each other')
   const db = resolveDb(flags.db)
   if (flags.status) {
     const sql = runtime.sql ?? (await openExisting(db))
     try {
+      await requireStore(sql, db)
       if (!(await hasSyncTables(sql))) {
         sink.out('no sync has run on this store')
         return 0
@@ -132,7 +158,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     }
   }
   const every = flags.every === undefined ? undefined : Number(flags.every)
-  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw new LocalError(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
+  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw new UsageError(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
   const root = sourceRoot(flags.source)
   const map = loadMap(flags.map)
   const user = flags.user ?? process.env.DOCGATE_SOURCE_USER
@@ -155,8 +181,10 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     return await run(db, source, map, sink, {
       every,
       full: flags.full === true,
+      scanAll: flags['scan-all'] === true,
       controller,
-      today: runtime.today ?? (() => localDay()),
+      now: runtime.now ?? (() => new Date()),
+      today: runtime.today ?? (() => localDay(runtime.now?.())),
       external: runtime.signal !== undefined,
       sql: runtime.sql,
     })
@@ -192,7 +220,7 @@ async function run(
   source: Source,
   map: MapFile,
   sink: Sink,
-  o: { every?: number; full: boolean; controller: AbortController; today: () => string; external: boolean; sql?: SqlPort },
+  o: { every?: number; full: boolean; scanAll: boolean; controller: AbortController; now: () => Date; today: () => string; external: boolean; sql?: SqlPort },
 ): Promise<number> {
   let sql: SqlPort
   let checkpoints: Checkpoints | undefined
@@ -249,11 +277,14 @@ async function run(
             meta: checked.meta,
             options: map.options,
             today: o.today(),
+            now: o.now,
+            started: o.now(),
             full: o.full,
+            scanAll: o.scanAll,
             sink,
             signal: o.controller.signal,
             registers: new Map(checked.resolution.plans.filter((p) => p.kind === 'register').map((p) => [p.entitySet, p])),
-            changed: new Map(),
+            watchers: new Map(),
             otherDocuments: new Set(),
           }
           // Other documents first met last cycle are planned from now on.

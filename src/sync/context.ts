@@ -15,13 +15,21 @@ export interface CycleContext {
   readonly options: SyncOptions
   /** The cycle's day, local time, `YYYY-MM-DD`. */
   readonly today: string
+  /** The clock (tests inject one); the cycle began at `started`. */
+  readonly now: () => Date
+  readonly started: Date
   readonly full: boolean
+  /** `--scan-all`: every version scan of this run is a full scan (§7.4). */
+  readonly scanAll: boolean
   readonly sink: Sink
   readonly signal: AbortSignal
   /** Register entity set → its plan, for deletions that must empty a document's record sets. */
   readonly registers: ReadonlyMap<string, SetPlan>
-  /** Per document entity set: refs this cycle's version scans found new, changed or deleted (§7.5 queue). */
-  readonly changed: Map<string, Set<string>>
+  /**
+   * Per document entity set, the registers watching its type (§7.5 step 1): refs that a version
+   * scan finds new, changed or deleted join their queues in the batch that handles them.
+   */
+  readonly watchers: Map<string, string[]>
   /** Entity sets of "other documents" met in kept values and record sets this cycle. */
   readonly otherDocuments: Set<string>
 }

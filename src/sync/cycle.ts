@@ -8,7 +8,6 @@ import { syncObjects } from './objects.js'
 import { SetReport } from './output.js'
 import { syncRegister } from './registers.js'
 import { SourceError } from './source/client.js'
-import { nowIso } from './state/store.js'
 
 export interface CycleResult {
   readonly status: 'complete' | 'failed' | 'interrupted'
@@ -38,16 +37,31 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
   const planned = new Set(plans.map((p) => p.entitySet))
   let total = plans.length
 
+  // The registers' watched recorder types: a document set's changed refs join their queues (§7.5 step 1).
+  for (const p of plans) {
+    if (p.kind !== 'register') continue
+    for (const set of (await ctx.state.setState(p.entitySet)).recorderSets) {
+      const list = ctx.watchers.get(set) ?? []
+      if (!list.includes(p.entitySet)) list.push(p.entitySet)
+      ctx.watchers.set(set, list)
+    }
+  }
+
   const runSet = async (plan: SetPlan): Promise<void> => {
     reached++
     const report = new SetReport(plan.entitySet, plan.type, ctx.sink)
     await ctx.sql.transaction(async () => {
       if (!(await ctx.state.setRow(plan.entitySet))) await ctx.state.saveSetState(plan.entitySet, plan.type, await ctx.state.setState(plan.entitySet))
     })
-    let complete = false
+    const began = ctx.now().toISOString()
     try {
-      complete = (plan.kind === 'register' ? await syncRegister(ctx, plan, report) : await syncObjects(ctx, plan, report)).complete
-      await ctx.state.setDone(plan.entitySet, { complete: complete ? nowIso() : undefined, written: report.written, errors: report.warnings })
+      const outcome = plan.kind === 'register' ? await syncRegister(ctx, plan, report) : await syncObjects(ctx, plan, report)
+      await ctx.state.setDone(plan.entitySet, {
+        complete: outcome.complete ? ctx.now().toISOString() : undefined,
+        full: outcome.full ? began : undefined,
+        written: report.written,
+        errors: report.warnings,
+      })
     } catch (err) {
       if (ctx.signal.aborted) {
         interrupted = true
@@ -59,7 +73,7 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
           else if (err.sourceDown) stop = `source unavailable: ${err.message}`
           if (err.status === 400 && (err.code === '6' || err.code === '8')) recheck = true
         }
-        await ctx.state.setDone(plan.entitySet, { error: report.error, written: report.written, errors: report.warnings + 1 }).catch(() => {})
+        await ctx.state.setDone(plan.entitySet, { error: report.error, at: ctx.now().toISOString(), written: report.written, errors: report.warnings + 1 }).catch(() => {})
       }
     }
     totals.read += report.read

@@ -1,7 +1,10 @@
 // Catalogues and documents (sync.md §7.4, §7.6): a first load reads object pages window by
-// window and resumes at the first incomplete one; later cycles scan versions, refetch what
-// is new or changed (20 per request), write only forms that differ, and delete what a
-// complete, error-free scan no longer finds — within the cap and after a confirmation.
+// window and resumes at the first incomplete one; later cycles scan versions — the recent
+// months, or every window when a full scan is due —, refetch what is new or changed (20 per
+// request), write only forms that differ, and delete what a complete, error-free full scan
+// no longer finds — within the cap and after a confirmation. Nothing per object is held in
+// memory beyond a page and a batch: what a scan has met is in `sync_seen`, what is saved in
+// `sync_objects`, looked up a page at a time.
 import type { CycleContext } from './context.js'
 import { noteOtherDocuments } from './context.js'
 import { attachmentContent, mapEntity } from './mapping/index.js'
@@ -11,7 +14,7 @@ import { YIELD_EVERY, chunks, inGroups, pages, refFilter, yieldToIo } from './pa
 import type { Paging } from './pages.js'
 import { SourceError } from './source/client.js'
 import type { Held, SetState } from './state/store.js'
-import { WHOLE, monthWindows, windowFilter } from './windows.js'
+import { WHOLE, monthWindows, recentWindows, windowFilter } from './windows.js'
 import type { Window } from './windows.js'
 import { SetWriter, formHash } from './write.js'
 
@@ -22,8 +25,10 @@ const AHEAD = 3
 const PAGES_PER_MONTH = 10
 
 export interface SetOutcome {
-  /** Every window read this cycle and nothing failed: deletions may be judged. */
+  /** Every window of this scan read and nothing failed. */
   readonly complete: boolean
+  /** It was a full scan (every window): deletions were judged, and it is the set's last full scan. */
+  readonly full: boolean
 }
 
 type Content = { ok: true; data: string } | { ok: false; reason: string }
@@ -46,7 +51,6 @@ async function inParallel<T, R>(items: readonly T[], n: number, work: (item: T) 
 
 class ObjectSync {
   readonly writer: SetWriter
-  readonly seen = new Map<string, string>()
   errorFree = true
   readonly dayMonths: Set<string>
 
@@ -55,7 +59,6 @@ class ObjectSync {
     readonly plan: SetPlan,
     readonly report: SetReport,
     readonly st: SetState,
-    readonly held: Map<string, Held>,
   ) {
     this.writer = new SetWriter(ctx.sql, ctx.state, plan.entitySet, report)
     this.dayMonths = new Set(st.dayMonths)
@@ -107,12 +110,26 @@ class ObjectSync {
     return true
   }
 
-  async handle(entity: Record<string, unknown>): Promise<void> {
+  /** What is saved for these refs, the unflushed batch first. */
+  async heldOf(refs: readonly string[]): Promise<Map<string, Held>> {
+    const held = await this.ctx.state.heldOf(this.plan.entitySet, refs)
+    for (const ref of refs) {
+      const pending = this.writer.pending(ref)
+      if (pending) held.set(ref, pending)
+    }
+    return held
+  }
+
+  /** A ref that a version scan found new, changed or deleted joins the queues of the registers watching its type (§7.5). */
+  enqueueChanged(ref: string): void {
+    for (const register of this.ctx.watchers.get(this.plan.entitySet) ?? []) this.writer.enqueue(register, ref, this.plan.entitySet)
+  }
+
+  async handle(entity: Record<string, unknown>, before: Held | undefined): Promise<void> {
     const ref = lower(entity.Ref_Key)
     const version = String(entity.DataVersion ?? '')
     const mapped = mapEntity(this.plan, entity, { today: this.ctx.today })
     for (const w of mapped.warnings) this.report.warn(w.ref, w.attribute, w.reason)
-    const before = this.held.get(ref)
     if (!mapped.ok) {
       this.report.skipped++
       if (mapped.skip === 'error') {
@@ -196,6 +213,7 @@ class ObjectSync {
   async firstLoad(windows: readonly Window[]): Promise<boolean> {
     const done = new Set(this.ctx.full ? [] : this.st.windowsDone)
     if (this.ctx.full) this.st.windowsDone = []
+    await this.ctx.state.clearSeen(this.plan.entitySet)
     let allRead = true
     const paging: Paging = { size: this.st.pageSize, adaptive: true }
     for (const w of windows) {
@@ -205,13 +223,14 @@ class ObjectSync {
       }
       for await (const entities of this.read(w, this.select, paging)) {
         this.st.pageSize = paging.size
-        for (const [i, entity] of entities.entries()) {
-          const ref = lower(entity.Ref_Key)
-          if (this.seen.has(ref)) continue
-          this.seen.set(ref, String(entity.DataVersion ?? ''))
+        // An object met twice in the scan is handled once (§7.2).
+        const fresh = await this.ctx.state.markSeen(this.plan.entitySet, entities.map((e) => lower(e.Ref_Key)))
+        const page = entities.filter((e) => fresh.delete(lower(e.Ref_Key)))
+        const held = await this.heldOf(page.map((e) => lower(e.Ref_Key)))
+        for (const [i, entity] of page.entries()) {
           this.report.read++
-          this.lookAhead(entities, i + 1)
-          await this.handle(entity)
+          this.lookAhead(page, i + 1)
+          await this.handle(entity, held.get(lower(entity.Ref_Key)))
           if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo()
         }
         this.report.tick()
@@ -227,76 +246,97 @@ class ObjectSync {
     return allRead
   }
 
-  async incremental(windows: readonly Window[]): Promise<void> {
+  /**
+   * A version scan of `windows`, page by page: each page's new and changed refs are refetched
+   * and handled before the next page is judged. A full scan notes every ref it meets, for
+   * the deletions that only it may judge (§7.6).
+   */
+  async incremental(windows: readonly Window[], full: boolean): Promise<void> {
+    if (full) await this.ctx.state.clearSeen(this.plan.entitySet)
     const paging: Paging = { size: 1000, adaptive: false }
     for (const w of windows) {
       for await (const entities of this.read(w, 'Ref_Key,DataVersion', paging)) {
-        for (const e of entities) this.seen.set(lower(e.Ref_Key), String(e.DataVersion ?? ''))
+        // Within a page, a ref met twice counts with the last version read.
+        const page = new Map<string, string>()
+        for (const e of entities) page.set(lower(e.Ref_Key), String(e.DataVersion ?? ''))
+        this.report.read += page.size
+        if (full) await this.ctx.state.markSeen(this.plan.entitySet, page.keys())
+        const held = await this.heldOf([...page.keys()])
+        const fetch: string[] = []
+        for (const [ref, version] of page) {
+          const before = held.get(ref)
+          if (before === undefined || before.version !== version) {
+            fetch.push(ref)
+            this.enqueueChanged(ref)
+          } else if (becomesClosed(before.extra, this.ctx.today)) fetch.push(ref)
+        }
+        await this.refetch(fetch, held)
         this.report.tick()
       }
       this.report.windows++
     }
-    this.report.read += this.seen.size
-    const changed = this.ctx.changed.get(this.plan.entitySet) ?? new Set<string>()
-    this.ctx.changed.set(this.plan.entitySet, changed)
-    const fetch: string[] = []
-    for (const [ref, version] of this.seen) {
-      const before = this.held.get(ref)
-      if (before === undefined || before.version !== version) {
-        fetch.push(ref)
-        changed.add(ref)
-      } else if (becomesClosed(before.extra, this.ctx.today)) fetch.push(ref)
-    }
-    const groups = chunks(fetch, KEYS_PER_REQUEST)
+    await this.writer.flush()
+  }
+
+  /** Reads these refs by key (20 per request, `concurrency` requests at once) and handles each. */
+  async refetch(refs: readonly string[], held: ReadonlyMap<string, Held>): Promise<void> {
+    const groups = chunks(refs, KEYS_PER_REQUEST)
     for (const lanes of chunks(groups, this.ctx.options.concurrency)) {
-      const answers = await inParallel(lanes, lanes.length, (refs) => this.byKeys(refs))
+      const answers = await inParallel(lanes, lanes.length, (group) => this.byKeys(group))
       const entities = answers.flat()
       for (const [i, entity] of entities.entries()) {
         this.lookAhead(entities, i + 1)
-        await this.handle(entity)
+        const ref = lower(entity.Ref_Key)
+        await this.handle(entity, this.writer.pending(ref) ?? held.get(ref))
         if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo()
       }
       this.report.tick()
     }
-    await this.writer.flush()
   }
 
   async byKeys(refs: readonly string[]): Promise<Record<string, unknown>[]> {
-    return inGroups(refs, async (group, retry) => {
+    return inGroups(this.ctx.source, refs, async (group, opts) => {
       const { body } = await this.ctx.source.json<{ value?: Record<string, unknown>[] }>(
         () => this.ctx.source.url(this.plan.entitySet, { $format: 'json', $select: this.select, $filter: refFilter(group) }),
-        { retry },
+        opts,
       )
       return Array.isArray(body.value) ? body.value : []
     })
   }
 
-  /** §7.6: absent from a complete, error-free scan, within the cap, and not found by key. */
+  /** §7.6: absent from a complete, error-free full scan, within the cap, and not found by key. */
   async deletions(): Promise<void> {
-    const candidates = [...this.held].filter(([ref, h]) => h.hash !== '' && !this.seen.has(ref)).map(([ref]) => ref)
-    if (candidates.length === 0) return
-    const holds = [...this.held.values()].filter((h) => h.hash !== '').length
-    if (candidates.length > 20 && candidates.length > (this.ctx.options.maxDeletePercent / 100) * holds) {
-      this.report.note(`deletions withheld: ${candidates.length} of ${holds}`)
+    const set = this.plan.entitySet
+    const count = await this.ctx.state.unseenCount(set)
+    if (count === 0) return
+    const holds = await this.ctx.state.heldCount(set)
+    if (count > 20 && count > (this.ctx.options.maxDeletePercent / 100) * holds) {
+      this.report.note(`deletions withheld: ${count} of ${holds}`)
       return
     }
-    const still = new Set<string>()
-    for (const refs of chunks(candidates, KEYS_PER_REQUEST)) for (const e of await this.byKeys(refs)) still.add(lower(e.Ref_Key))
-    const changed = this.ctx.changed.get(this.plan.entitySet) ?? new Set<string>()
-    this.ctx.changed.set(this.plan.entitySet, changed)
-    for (const ref of candidates) {
-      if (still.has(ref)) continue
-      changed.add(ref)
-      this.writer.remove(ref, { type: this.typeOf(), ref, deleted: true })
-      if (this.plan.kind === 'document' || this.plan.kind === 'other-document') {
-        for (const { register } of await this.ctx.state.registersOf(ref)) {
-          const reg = this.ctx.registers.get(register)
-          if (!reg) continue
-          this.writer.writeOther(ref, { type: reg.type, Регистратор: { type: this.typeOf(), ref }, Движения: [] }, false)
-          this.writer.also(() => this.ctx.state.saveRecorder(register, ref, this.plan.entitySet, undefined))
+    const registers = [...this.ctx.registers.keys()]
+    let after = ''
+    for (;;) {
+      // Candidates a chunk at a time, in ref order: what a chunk deletes leaves the saved rows as it commits.
+      const candidates = await this.ctx.state.unseen(set, after, 500)
+      if (candidates.length === 0) break
+      after = candidates.at(-1)!
+      const still = new Set<string>()
+      for (const refs of chunks(candidates, KEYS_PER_REQUEST)) for (const e of await this.byKeys(refs)) still.add(lower(e.Ref_Key))
+      for (const ref of candidates) {
+        if (still.has(ref)) continue
+        this.enqueueChanged(ref)
+        this.writer.remove(ref, { type: this.typeOf(), ref, deleted: true })
+        if (this.plan.kind === 'document' || this.plan.kind === 'other-document') {
+          for (const { register } of await this.ctx.state.registersOf(registers, ref)) {
+            const reg = this.ctx.registers.get(register)
+            if (!reg) continue
+            this.writer.writeOther(ref, { type: reg.type, Регистратор: { type: this.typeOf(), ref }, Движения: [] }, false)
+            this.writer.also(() => this.ctx.state.saveRecorder(register, ref, set, undefined))
+          }
         }
+        await this.writer.flushIfFull()
       }
-      await this.writer.flushIfFull()
     }
     await this.writer.flush()
   }
@@ -317,16 +357,24 @@ function becomesClosed(extra: string, today: string): boolean {
 
 export async function syncObjects(ctx: CycleContext, plan: SetPlan, report: SetReport): Promise<SetOutcome> {
   const st = await ctx.state.setState(plan.entitySet)
-  const held = await ctx.state.held(plan.entitySet)
-  const run = new ObjectSync(ctx, plan, report, st, held)
+  const lastFull = (await ctx.state.setRow(plan.entitySet))?.last_full_scan ?? ''
+  const run = new ObjectSync(ctx, plan, report, st)
   const windows = await run.windows()
   let allRead = true
+  let full = true
   if (!st.firstLoadDone || ctx.full) allRead = await run.firstLoad(windows)
-  else await run.incremental(windows)
+  else {
+    // §7.4: catalogues have no windows; a document set reads its recent months unless a full scan is due.
+    const due = ctx.options.fullScanHours * 3600_000
+    full = !plan.dated || ctx.scanAll || lastFull === '' || Date.parse(lastFull) <= ctx.started.getTime() - due
+    await run.incremental(full ? windows : recentWindows(windows, ctx.today, ctx.options.recentMonths), full)
+  }
   await run.writer.flush()
   st.dayMonths = [...run.dayMonths]
   const complete = allRead && run.errorFree && run.writer.invalid === 0
-  if (complete) await run.deletions()
+  // A recent scan never deletes (§7.6).
+  if (complete && full) await run.deletions()
+  if (full) await ctx.state.clearSeen(plan.entitySet)
   await ctx.state.saveSetState(plan.entitySet, plan.type, st)
-  return { complete }
+  return { complete, full: complete && full }
 }

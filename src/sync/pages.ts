@@ -1,7 +1,7 @@
 // Offset paging over one window (sync.md §7.2): adaptive page sizes (8 MiB ÷ bytes per
 // entry of the last page, within 1…1000), a 5xx or timeout divides the size by 4 and the
 // same offset is read again, the window ends at a short page.
-import type { Source, SourceError } from './source/client.js'
+import type { RequestOptions, Source, SourceError } from './source/client.js'
 
 export interface PageQuery {
   readonly set: string
@@ -97,19 +97,27 @@ export function chunks<T>(items: readonly T[], size: number): T[][] {
 
 /**
  * Reads a group of keys (refetch, record sets); a group the source finds too heavy (5xx,
- * timeout) is read again in quarters, as a page would be made smaller (§7.2), and a single
- * key gets the full retry schedule of §8.
+ * timeout) is read again in quarters, as a page would be made smaller (§7.2), after the
+ * wait of §8. Every read that held a key counts among its 5 attempts: a single key gets
+ * what is left of the schedule.
  */
-export async function inGroups<T, R>(items: readonly T[], read: (group: readonly T[], retry: boolean) => Promise<R[]>): Promise<R[]> {
-  if (items.length <= 1) return read(items, true)
+export async function inGroups<T, R>(
+  source: Source,
+  items: readonly T[],
+  read: (group: readonly T[], opts: RequestOptions) => Promise<R[]>,
+  spent = 0,
+): Promise<R[]> {
+  if (items.length <= 1) return read(items, { spent })
   try {
-    return await read(items, false)
+    return await read(items, { retry: false })
   } catch (err) {
     const e = err as SourceError
     if (!(e instanceof Error) || !('retryable' in e) || !e.retryable || (e.kind !== 'status' && e.message !== 'read timeout')) throw err
+    if (spent + 1 >= source.attempts) throw err
+    await source.pause(spent)
     const size = Math.ceil(items.length / 4)
     const out: R[] = []
-    for (const part of chunks(items, size)) out.push(...(await inGroups(part, read)))
+    for (const part of chunks(items, size)) out.push(...(await inGroups(source, part, read, spent + 1)))
     return out
   }
 }

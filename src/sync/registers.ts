@@ -2,7 +2,9 @@
 // window in the row set and reads their record sets, 20 per request; later cycles queue the
 // recorders whose documents changed, rescan the last `registerRescanDays` days for sets that
 // changed without their document, and read the queued sets. Every set is written whole,
-// keyed by its recorder, through the import path.
+// keyed by its recorder, through the import path. Nothing per recorder is held in memory
+// beyond a page and a batch: the recorders discovered are in `sync_seen`, the rescan's rows
+// in `sync_rescan`, the queue in `sync_queue`, the rows written in `sync_recorders`.
 import { registerType } from '../model/objects.js'
 import { SEVEN } from './context.js'
 import type { CycleContext } from './context.js'
@@ -23,8 +25,11 @@ const ROUNDS_AHEAD = 8
 
 type RowInfo = [period: string, hash: string]
 
-/** Never added to: a held set's rows are replaced, not changed. */
-const NO_ROWS: RowInfo[] = []
+/** Recorders (queued, compared, deleted) taken from the state at a time. */
+const CHUNK = 500
+/** Recorders a first load's discovery collects before reading their sets (a bound, not per register). */
+const DISCOVERED_AHEAD = 2000
+
 const sortInfo = (info: RowInfo[]): RowInfo[] => info.sort((a, b) => (a[0] + a[1] < b[0] + b[1] ? -1 : 1))
 
 /**
@@ -46,17 +51,13 @@ class RegisterSync {
   readonly writer: SetWriter
   readonly table: string
   errorFree = true
-  /** Recorders whose sets this cycle has read (discovery across windows meets them more than once). */
-  readonly done = new Set<string>()
   byKeyOnly = false
-  firstLoading = false
 
   constructor(
     readonly ctx: CycleContext,
     readonly plan: SetPlan,
     readonly report: SetReport,
     readonly st: SetState,
-    readonly held: Map<string, { set: string; rows: RowInfo[] }>,
   ) {
     this.writer = new SetWriter(ctx.sql, ctx.state, plan.entitySet, report)
     this.table = registerType(plan.type)?.table ?? ''
@@ -94,28 +95,24 @@ class RegisterSync {
     if (!this.st.recorderSets.includes(recorder.set)) this.st.recorderSets.push(recorder.set)
   }
 
-  /** Per kept row of a set: its Period and the hash of its mapped form (what the rescan compares). */
-  rowInfo(recorder: RecorderRef, rows: readonly Record<string, unknown>[]): RowInfo[] {
-    const whole = mapRecordSet(this.plan, recorder, rows)
-    if (whole.ok) return infoOf(whole)
-    // A row that cannot be mapped leaves the others' info (the set is then rewritten and warned about).
-    const out: RowInfo[] = []
-    for (const row of rows) {
-      const one = mapRecordSet(this.plan, recorder, [row])
-      if (one.ok) out.push(...infoOf(one))
-    }
-    return sortInfo(out)
+  /**
+   * One row's Period and the hash of its mapped form (what the rescan compares), or undefined
+   * when the row is dropped or cannot be mapped: mapping is row by row, so a set's info is its
+   * rows' (a row that cannot be mapped leaves the others'; the set is then rewritten and warned about).
+   */
+  rowInfo(recorder: RecorderRef, row: Record<string, unknown>): RowInfo | undefined {
+    const one = mapRecordSet(this.plan, recorder, [row])
+    return one.ok ? infoOf(one)[0] : undefined
   }
 
   async hasStoredSet(ref: string): Promise<boolean> {
-    if (this.held.has(ref)) return true
+    if (await this.ctx.state.holdsRecorder(this.plan.entitySet, ref)) return true
     if (!this.table) return false
     return (await this.ctx.sql.all(`SELECT 1 AS x FROM ${this.table} WHERE recorder = ? LIMIT 1`, [ref])).length > 0
   }
 
   /** One record set read from the source (rows may be empty: no movements). */
   async handleSet(recorder: RecorderRef, rows: readonly Record<string, unknown>[], queued: boolean): Promise<void> {
-    this.done.add(recorder.ref)
     this.report.read++
     const dequeue = () => this.ctx.state.dequeue(this.plan.entitySet, recorder.ref)
     if (skipsRecorder(this.plan, recorder)) {
@@ -137,15 +134,11 @@ class RegisterSync {
       if (await this.hasStoredSet(recorder.ref)) {
         this.writer.writeOther(recorder.ref, mapped.object)
         this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, undefined))
-        this.held.delete(recorder.ref)
       }
     } else {
       const info = infoOf(mapped, this.horizon)
       this.writer.writeOther(recorder.ref, mapped.object)
       this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
-      // A first load never compares rows again in this run: only that the set is held counts
-      // (one shared empty list: a first load holds every recorder of the register).
-      this.held.set(recorder.ref, { set: recorder.set, rows: this.firstLoading ? NO_ROWS : info })
     }
     if (queued) this.writer.also(dequeue)
     await this.writer.flushIfFull()
@@ -170,10 +163,10 @@ class RegisterSync {
     }
     if (!this.byKeyOnly) {
       try {
-        const sets = await inGroups(recorders, async (group, retry) => {
+        const sets = await inGroups(this.ctx.source, recorders, async (group, opts) => {
           const { body } = await this.ctx.source.json<{ value?: Record<string, unknown>[] }>(
             () => this.ctx.source.url(this.plan.entitySet, { $format: 'json', $filter: this.setFilter(group) }),
-            { retry },
+            opts,
           )
           return body.value ?? []
         })
@@ -231,24 +224,30 @@ class RegisterSync {
   }
 
   async firstLoad(windows: readonly Window[]): Promise<boolean> {
-    this.firstLoading = true
     const doneWindows = new Set(this.ctx.full ? [] : this.st.windowsDone)
     if (this.ctx.full) this.st.windowsDone = []
+    const register = this.plan.entitySet
+    await this.ctx.state.clearSeen(register)
     let allRead = true
-    const discovered = new Set<string>()
     const paging: Paging = { size: 1000, adaptive: false }
     for (const w of windows) {
       if (doneWindows.has(w.id)) {
         allRead = false
         continue
       }
-      const fresh: RecorderRef[] = []
       const select = [...this.keys, 'Period'].join(',')
+      // Recorders discovered and not read yet: read a few pages' worth at a time, so that the
+      // record-set requests asked ahead (readAndWrite) seldom run dry at a page's end.
+      let fresh: RecorderRef[] = []
       for await (const page of pages(this.ctx.source, { set: this.rowSet, select, filter: windowFilter('Period', w), orderby: this.rowOrder }, paging)) {
+        // The page's recorders not met before in this discovery.
+        const inPage = new Map<string, RecorderRef>()
         for (const row of page.entities) {
           const r = recorderOf(this.plan, row)
-          if (!r || discovered.has(r.ref)) continue
-          discovered.add(r.ref)
+          if (r && !inPage.has(r.ref)) inPage.set(r.ref, r)
+        }
+        for (const ref of await this.ctx.state.markSeen(register, inPage.keys())) {
+          const r = inPage.get(ref)!
           if (!r.set.startsWith('Document_')) {
             this.report.warn(r.ref, 'Recorder', `recorder type ${r.set} is not a document; set skipped`)
             this.report.skipped++
@@ -256,83 +255,118 @@ class RegisterSync {
           }
           fresh.push(r)
         }
+        if (fresh.length >= DISCOVERED_AHEAD) {
+          await this.readAndWrite(fresh, false)
+          fresh = []
+        }
         this.report.tick()
       }
       await this.readAndWrite(fresh, false)
       this.report.windows++
       this.st.windowsDone.push(w.id)
       const snapshot = structuredClone(this.st)
-      this.writer.also(() => this.ctx.state.saveSetState(this.plan.entitySet, this.plan.type, snapshot))
+      this.writer.also(() => this.ctx.state.saveSetState(register, this.plan.type, snapshot))
       await this.writer.flush()
     }
     this.st.firstLoadDone = true
     this.st.windowsDone = []
     // A complete first load that did not find a recorder the connector holds: its set goes (§7.6).
     if (allRead && this.errorFree) {
-      const missing = [...this.held.keys()].filter((ref) => !discovered.has(ref))
-      if (missing.length > 20 && missing.length > (this.ctx.options.maxDeletePercent / 100) * this.held.size) {
-        this.report.note(`deletions withheld: ${missing.length} of ${this.held.size}`)
-      } else {
-        for (const ref of missing) {
-          const set = this.held.get(ref)!.set
-          const type = `Документ.${set.slice('Document_'.length)}`
-          this.writer.writeOther(ref, { type: this.plan.type, Регистратор: { type, ref }, Движения: [] }, false)
-          this.report.deleted++
-          this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, ref, set, undefined))
-          await this.writer.flushIfFull()
+      const missing = await this.ctx.state.undiscoveredCount(register)
+      const holds = await this.ctx.state.heldCount(register)
+      if (missing > 20 && missing > (this.ctx.options.maxDeletePercent / 100) * holds) {
+        this.report.note(`deletions withheld: ${missing} of ${holds}`)
+      } else if (missing > 0) {
+        let after = ''
+        for (;;) {
+          const chunk = await this.ctx.state.undiscovered(register, after, CHUNK)
+          if (chunk.length === 0) break
+          after = chunk.at(-1)!.recorder
+          for (const { recorder: ref, recorder_set: set } of chunk) {
+            const type = `Документ.${set.slice('Document_'.length)}`
+            this.writer.writeOther(ref, { type: this.plan.type, Регистратор: { type, ref }, Движения: [] }, false)
+            this.report.deleted++
+            this.writer.also(() => this.ctx.state.saveRecorder(register, ref, set, undefined))
+            await this.writer.flushIfFull()
+          }
         }
       }
     }
+    await this.writer.flush()
+    await this.ctx.state.clearSeen(register)
     return allRead
   }
 
   async incremental(): Promise<void> {
-    // 1. Recorders of watched types that this cycle's version scans found new, changed or deleted.
-    const queued: [string, string][] = []
-    for (const set of this.st.recorderSets) for (const ref of this.ctx.changed.get(set) ?? []) queued.push([ref, set])
-    // 2. The rescan of the last days: sets that changed without their document changing.
+    const register = this.plan.entitySet
+    // 1. Recorders of watched types that this cycle's version scans found new, changed or
+    //    deleted joined the queue with the batches that handled them (objects.ts).
+    // 2. The rescan of the last days: sets that changed without their document changing. The
+    //    rows are read in Period order, not by recorder: each row's info goes to the state,
+    //    and the sets are compared from there, a chunk of recorders at a time.
     const from = this.horizon
-    const read = new Map<string, { r: RecorderRef; rows: Record<string, unknown>[] }>()
+    await this.ctx.state.clearRescan(register)
     const paging: Paging = { size: this.st.pageSize, adaptive: true }
+    let seq = 0
     for await (const page of pages(this.ctx.source, { set: this.rowSet, select: this.plan.rowSelect, filter: `Period ge datetime'${from}'`, orderby: this.rowOrder }, paging)) {
+      const rows: [string, number, string, string, string][] = []
       for (const row of page.entities) {
         const r = recorderOf(this.plan, row)
         if (!r || !r.set.startsWith('Document_') || skipsRecorder(this.plan, r)) continue
-        const entry = read.get(r.ref) ?? { r, rows: [] }
-        entry.rows.push(row)
-        read.set(r.ref, entry)
+        this.watch(r)
+        const info = this.rowInfo(r, row)
+        rows.push([r.ref, seq++, r.set, info?.[0] ?? '', info?.[1] ?? ''])
       }
+      await this.ctx.state.saveRescan(register, rows)
       this.report.tick()
     }
     this.st.pageSize = paging.size
-    for (const { r, rows } of read.values()) {
-      this.watch(r)
-      const now = this.rowInfo(r, rows)
-      const before = (this.held.get(r.ref)?.rows ?? []).filter(([p]) => p >= from)
-      if (JSON.stringify(now) !== JSON.stringify(before)) queued.push([r.ref, r.set])
+    // A recorder read whose rows there differ from those last written for it from `from` on.
+    for (let after = ''; ; ) {
+      const read = await this.ctx.state.rescanned(register, after, CHUNK)
+      if (read.size === 0) break
+      const held = await this.ctx.state.recorderRows(register, read.keys())
+      const queued: [string, string][] = []
+      for (const [ref, { set, rows }] of read) {
+        after = ref
+        const before = (held.get(ref)?.rows ?? []).filter(([p]) => p >= from)
+        if (JSON.stringify(sortInfo(rows)) !== JSON.stringify(sortInfo(before))) queued.push([ref, set])
+      }
+      await this.ctx.sql.transaction(() => this.ctx.state.enqueue(register, queued))
     }
-    for (const [ref, h] of this.held) {
-      if (!read.has(ref) && h.rows.some(([p]) => p >= from)) queued.push([ref, h.set])
+    // A recorder with rows written from `from` on of which none was read.
+    for (let after = ''; ; ) {
+      const unread = await this.ctx.state.unread(register, from, after, CHUNK)
+      if (unread.length === 0) break
+      after = unread.at(-1)!.recorder
+      await this.ctx.sql.transaction(() => this.ctx.state.enqueue(register, unread.map((u) => [u.recorder, u.recorder_set])))
     }
-    if (queued.length > 0) await this.ctx.sql.transaction(() => this.ctx.state.enqueue(this.plan.entitySet, queued))
-    // 3. The queue, including what an interrupted cycle left in it.
-    const queue = await this.ctx.state.queue(this.plan.entitySet)
-    await this.readAndWrite(
-      queue.map((q) => ({ ref: q.recorder, set: q.recorder_set })),
-      true,
-    )
+    await this.ctx.state.clearRescan(register)
+    // 3. The queue, including what an interrupted cycle left in it, a chunk at a time; each
+    //    recorder leaves it in the batch that writes its set.
+    for (let after = ''; ; ) {
+      const queue = await this.ctx.state.queue(register, after, CHUNK)
+      if (queue.length === 0) break
+      after = queue.at(-1)!.recorder
+      await this.readAndWrite(
+        queue.map((q) => ({ ref: q.recorder, set: q.recorder_set })),
+        true,
+      )
+    }
     await this.writer.flush()
   }
 }
 
-export async function syncRegister(ctx: CycleContext, plan: SetPlan, report: SetReport): Promise<{ complete: boolean }> {
+export async function syncRegister(ctx: CycleContext, plan: SetPlan, report: SetReport): Promise<{ complete: boolean; full: boolean }> {
   const st = await ctx.state.setState(plan.entitySet)
-  const held = await ctx.state.recorders(plan.entitySet)
-  const run = new RegisterSync(ctx, plan, report, st, held)
+  const run = new RegisterSync(ctx, plan, report, st)
   let complete = true
-  if (!st.firstLoadDone || ctx.full) complete = await run.firstLoad(await run.windows())
+  // A register's first load discovers every window: its full scan. Later cycles rescan recent days only.
+  const first = !st.firstLoadDone || ctx.full
+  if (first) complete = await run.firstLoad(await run.windows())
   else await run.incremental()
   await run.writer.flush()
   await ctx.state.saveSetState(plan.entitySet, plan.type, st)
-  return { complete: complete && run.errorFree && run.writer.invalid === 0 }
+  const ok = complete && run.errorFree && run.writer.invalid === 0
+  return { complete: ok, full: ok && first }
 }

@@ -70,3 +70,18 @@ export function windowFilter(property: string, w: Window): string | undefined {
   const lower = `${property} ge datetime'${w.from}'`
   return w.to === undefined ? lower : `${lower} and ${property} lt datetime'${w.to}'`
 }
+
+/**
+ * The windows of a recent scan (§7.4): those of the last `months` calendar months, the
+ * month of `today` counted, and the open-ended last one.
+ */
+export function recentWindows(windows: readonly Window[], today: string, months: number): Window[] {
+  let y = Number(today.slice(0, 4))
+  let m = Number(today.slice(5, 7)) - (months - 1)
+  while (m < 1) {
+    m += 12
+    y--
+  }
+  const from = dayStart(`${monthId(y, m)}-01`)
+  return windows.filter((w) => w.to === undefined || (w.from !== undefined && w.from >= from))
+}

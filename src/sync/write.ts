@@ -6,7 +6,7 @@ import { hash } from 'node:crypto'
 import { ImportBatch } from '../import/batch.js'
 import type { SqlPort } from '../store/sql.js'
 import type { SetReport } from './output.js'
-import type { SyncStore } from './state/store.js'
+import type { Held, SyncStore } from './state/store.js'
 
 export const BATCH_SIZE = 1000
 
@@ -28,6 +28,10 @@ export class SetWriter {
   readonly #versions: [string, string, string, string][] = []
   readonly #after: (() => Promise<void>)[] = []
   #forget: string[] = []
+  /** What this batch will save per ref, until it commits: a ref met again before then is judged by it. */
+  #pending = new Map<string, Held>()
+  /** Recorders that join a register's queue with this batch (§7.5 step 1): register → [recorder, its set]. */
+  #queue = new Map<string, [string, string][]>()
 
   constructor(
     readonly sql: SqlPort,
@@ -40,9 +44,22 @@ export class SetWriter {
     return this.#items.length + this.#versions.length
   }
 
+  /** The version, hash and extra this unflushed batch saves for `ref`, if any. */
+  pending(ref: string): Held | undefined {
+    return this.#pending.get(ref)
+  }
+
+  /** A recorder for a register's queue, committed with this batch. */
+  enqueue(register: string, recorder: string, recorderSet: string): void {
+    const list = this.#queue.get(register) ?? []
+    list.push([recorder, recorderSet])
+    this.#queue.set(register, list)
+  }
+
   /** An object to write, with the version and form hash to save for it. */
   write(ref: string, object: Record<string, unknown>, version: string, hash: string, extra = ''): void {
     this.#items.push({ object, ref, saved: [version, hash, extra] })
+    this.#pending.set(ref, { version, hash, extra })
   }
 
   /** A record set or an extra object (not a row of this set's saved versions). */
@@ -59,6 +76,7 @@ export class SetWriter {
   /** Only the version (unchanged form, or read but not synced: hash ''). */
   saveVersion(ref: string, version: string, hash: string, extra = ''): void {
     this.#versions.push([ref, version, hash, extra])
+    this.#pending.set(ref, { version, hash, extra })
   }
 
   /** State writes that must commit with this batch (a window done, a queue entry gone). */
@@ -66,17 +84,21 @@ export class SetWriter {
     this.#after.push(work)
   }
 
+  /** Closes the batch at 1000 objects, or as many bookkeeping rows: nothing is held beyond a batch. */
   async flushIfFull(): Promise<void> {
-    if (this.#items.length >= BATCH_SIZE) await this.flush()
+    if (this.#items.length >= BATCH_SIZE || this.#versions.length + this.#after.length >= BATCH_SIZE) await this.flush()
   }
 
   async flush(): Promise<void> {
-    if (this.#items.length === 0 && this.#versions.length === 0 && this.#after.length === 0 && this.#forget.length === 0) return
+    if (this.#items.length === 0 && this.#versions.length === 0 && this.#after.length === 0 && this.#forget.length === 0 && this.#queue.size === 0) return
     const items = this.#items.splice(0)
     const versions = this.#versions.splice(0)
     const after = this.#after.splice(0)
     const forget = this.#forget
+    const queue = this.#queue
     this.#forget = []
+    this.#pending = new Map()
+    this.#queue = new Map()
     let written = 0
     let deleted = 0
     let failed = 0
@@ -100,6 +122,7 @@ export class SetWriter {
       await batch?.finish({ dangling: false })
       await this.state.saveObjects(this.entitySet, [...saved, ...versions])
       await this.state.forgetObjects(this.entitySet, forget)
+      for (const [register, entries] of queue) await this.state.enqueue(register, entries)
       for (const work of after) await work()
     })
     this.report.written += written

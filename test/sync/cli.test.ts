@@ -65,6 +65,8 @@ describe('docgate sync from the command line', () => {
       ['sync', '--source', `${url}?$format=json`, '--db', db],
       ['sync', '--source', url, '--every', '0', '--db', db],
       ['sync', '--status', '--db', db],
+      ['sync', '--source', url, '--full', '--scan-all', '--db', db],
+      ['sync', '--status', '--scan-all', '--db', db],
     ]) {
       const r = await run(args)
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`)
@@ -92,9 +94,11 @@ describe('docgate sync from the command line', () => {
     const lines = status.out.trim().split('\n')
     assert.equal(lines[0], `source: ${url}`)
     assert.match(lines[1]!, /^last cycle: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d → \d{4}-\d\d-\d\d \d\d:\d\d:\d\d, complete$/)
-    assert.match(lines[2]!, /^entity set {2,}last complete scan {4}objects {2}last error$/)
-    assert.ok(lines.some((l) => /^Catalog_Организации {2,}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {9}2 {2}—$/.test(l)), lines.join('\n'))
-    assert.ok(lines.some((l) => /^AccumulationRegister_ЗаявкиНаРасходованиеСредств {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {9}6 {2}—$/.test(l)), lines.join('\n'))
+    assert.match(lines[2]!, /^entity set {2,}last complete scan {4}last full scan {8}objects {2}last error$/)
+    // A first load is each set's first full scan.
+    const at = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d'
+    assert.ok(lines.some((l) => new RegExp(`^Catalog_Организации {2,}${at} {3}${at} {9}2 {2}—$`).test(l)), lines.join('\n'))
+    assert.ok(lines.some((l) => new RegExp(`^AccumulationRegister_ЗаявкиНаРасходованиеСредств {2}${at} {3}${at} {9}6 {2}—$`).test(l)), lines.join('\n'))
 
     const loop = start(['sync', '--every', '1', '--source', url, '--user', USER, '--password-stdin', '--db', db], `${PASSWORD}\r\n`)
     await waitFor(loop.out, /^Catalog_Склады → /m)

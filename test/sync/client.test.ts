@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { gzipSync } from 'node:zlib'
 import { Source, SourceError } from '../../src/sync/source/client.js'
+import { inGroups, pages } from '../../src/sync/pages.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
 let handler: Handler = (_req, res) => res.end()
@@ -147,4 +148,44 @@ test('never more than `concurrency` requests in flight', async () => {
     assert.equal(maxInFlight, concurrency)
     await s.close()
   }
+})
+
+test('§8: a page shrunk after a 5xx counts among the 5 attempts: 5 requests in all, each smaller', async () => {
+  seen.length = 0
+  handler = (_req, res) => json(res, 500, { 'odata.error': { code: '-1', message: { lang: 'ru', value: 'слишком тяжело' } } })
+  const s = source()
+  const paging = { size: 1000, adaptive: true }
+  await assert.rejects(async () => {
+    for await (const _ of pages(s, { set: 'X', orderby: 'Ref_Key' }, paging)) assert.fail('no page')
+  }, (err: SourceError) => err.status === 500)
+  const tops = seen.map((r) => Number(new URL(r.url!, 'http://h').searchParams.get('$top')))
+  assert.deepEqual(tops, [1000, 250, 62, 15, 3])
+  await s.close()
+})
+
+test('§8: a group of keys read again in quarters counts those reads among each key\'s 5 attempts', async () => {
+  seen.length = 0
+  handler = (_req, res) => json(res, 500, { 'odata.error': { code: '-1', message: { lang: 'ru', value: 'слишком тяжело' } } })
+  const s = source()
+  const keys = Array.from({ length: 20 }, (_, i) => `k${i}`)
+  const groups: number[] = []
+  await assert.rejects(
+    inGroups(s, keys, async (group, opts) => {
+      groups.push(group.length)
+      await s.json(() => s.url('X', { $filter: group.join(',') }), opts)
+      return []
+    }),
+    (err: SourceError) => err.status === 500,
+  )
+  // 20 keys, then the first quarter of 5, of 2, then the first key alone twice: its 5 attempts.
+  assert.deepEqual(groups, [20, 5, 2, 1])
+  assert.equal(seen.length, 5)
+  // A group that succeeds once shrunk is read whole: the keys of the other quarters start afresh from their group's count.
+  seen.length = 0
+  let n = 0
+  handler = (_req, res) => (n++ === 0 ? json(res, 500, {}) : json(res, 200, { value: [1] }))
+  const got = await inGroups(s, keys, async (group, opts) => (await s.json<{ value: number[] }>(() => s.url('X', { $filter: group.join(',') }), opts)).body.value)
+  assert.deepEqual(got, [1, 1, 1, 1])
+  assert.equal(seen.length, 5)
+  await s.close()
 })

@@ -88,14 +88,15 @@ describe('sync faults (SQLite)', () => {
       const payments = source.filter((o) => o.type === 'Документ.ПлатежноеПоручениеВходящее')
       // 30 of 115: more than 20 and more than 2 %.
       for (const o of payments.slice(0, 30)) other.remove(o.ref as string)
-      const withheld = await runSync(s.writer, { source: other.url, once: true })
+      // Deletions are judged by full scans only (§7.6).
+      const withheld = await runSync(s.writer, { source: other.url, once: true, 'scan-all': true })
       assert.equal(withheld.code, 0, withheld.err.join('\n'))
       assert.ok(withheld.err.includes(`warning: Document_ПлатежноеПоручениеВходящее: deletions withheld: 30 of ${payments.length}`), withheld.err.join('\n'))
       const count = async () => Number((await s.writer.all<{ n: number }>("SELECT COUNT(*) AS n FROM doc_other WHERE type = 'Документ.ПлатежноеПоручениеВходящее'"))[0]!.n)
       assert.equal(await count(), payments.length)
       // Put 12 back: 18 remain deleted, within the cap of 20.
       for (const o of payments.slice(0, 12)) other.put(o)
-      const done = await runSync(s.writer, { source: other.url, once: true })
+      const done = await runSync(s.writer, { source: other.url, once: true, 'scan-all': true })
       assert.equal(done.code, 0, done.err.join('\n'))
       // The 12 put back were never removed here: a new DataVersion with the same form writes nothing.
       assert.ok(done.out.some((l) => /^Document_ПлатежноеПоручениеВходящее → .*: read 97, written 0, deleted 18,/.test(l)), done.out.join('\n'))

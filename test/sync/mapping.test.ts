@@ -12,13 +12,21 @@ import type { Metadata, StructuredType } from '../../src/sync/metadata/model.js'
 import { parseMetadataFile } from '../../src/sync/metadata/parse.js'
 import { tempDir } from '../support/stores.js'
 
-async function metadataOf(custom: boolean): Promise<Metadata> {
+/** `partSets`: also the `<Set>_<Part>` entity types on which real 1C declares a row's navigation properties. */
+async function metadataOf(custom: boolean, partSets = false): Promise<Metadata> {
   const decls = shapes(custom, '2026-11-24').map((s) => ({
     set: s.set,
     keys: ['Ref_Key'],
     props: [{ name: 'Ref_Key', type: 'Edm.Guid' }, { name: 'DataVersion', type: 'Edm.String' }, ...s.props],
     collections: s.parts.map((p) => ({ name: p.name, rowType: `${s.set}_${p.name}_RowType`, props: p.props })),
   }))
+  if (partSets) {
+    for (const s of shapes(custom, '2026-11-24')) {
+      for (const p of s.parts) {
+        decls.push({ set: `${s.set}_${p.name}`, keys: ['Ref_Key', 'LineNumber'], props: [{ name: 'Ref_Key', type: 'Edm.Guid' }, { name: 'LineNumber', type: 'Edm.Int64' }, ...p.props], collections: [] })
+      }
+    }
+  }
   for (const r of REGISTERS) {
     decls.push({ set: r.set, keys: ['Recorder', 'Recorder_Type'], props: r.props.slice(0, 2), collections: [{ name: 'RecordSet', rowType: `${r.set}_RowType`, props: [...r.props.slice(2)] }] })
     decls.push({ set: `${r.set}_RecordType`, keys: ['Recorder', 'Recorder_Type', 'LineNumber'], props: [...r.props], collections: [] })
@@ -342,6 +350,20 @@ test('§6 report: found, renamed and not in this infobase for standard УПП; t
   assert.ok(c.lines.includes('Справочник.Номенклатура ← Catalog_Номенклатура: found 12; renamed: ЕдиницаИзмерения ← ЕдиницаХраненияОстатков'))
 })
 
+test('§6 report: a tabular row reference is "not published" only when its target set is absent', async () => {
+  const specs = (meta: Metadata) => resolveMap(meta, defaultMapFile(), []).lines.find((l) => l.startsWith('Справочник.СпецификацииНоменклатуры ← '))!
+  // Row types declare no navigation property: the target sets are published, nothing is listed.
+  assert.equal(specs(custom), 'Справочник.СпецификацииНоменклатуры ← Catalog_СпецификацииНоменклатуры: found 21')
+  // As real 1C does: the row's navigation properties on the `<Set>_<Part>` entity type.
+  const withParts = await metadataOf(true, true)
+  assert.equal(withParts.entitySets['Catalog_СпецификацииНоменклатуры_Материалы']?.navigation['Номенклатура'], 'Catalog_Номенклатура')
+  assert.equal(specs(withParts), 'Справочник.СпецификацииНоменклатуры ← Catalog_СпецификацииНоменклатуры: found 21')
+  // A target set that is not published is listed.
+  const { Catalog_ЕдиницыИзмерения: _gone, ...rest } = withParts.entitySets
+  const hidden: Metadata = { ...withParts, entitySets: rest }
+  assert.match(specs(hidden), /; targets not published: Материалы\.ЕдиницаИзмерения → Catalog_ЕдиницыИзмерения$/)
+})
+
 test('§6 report: a missing required reference and a kind mismatch do not resolve', () => {
   let meta = edited(standard, 'Document_ЗаказПоставщику', (t) => ({ ...t, properties: t.properties.filter((p) => p.name !== 'Склад_Key') }))
   meta = edited(meta, 'Catalog_Номенклатура', (t) => ({ ...t, properties: t.properties.map((p) => (p.name === 'Артикул' ? { ...p, type: 'Edm.Double' } : p)) }))
@@ -372,7 +394,11 @@ test('§5: the complete example parses; the map renames, converts, trims, nulls 
       },
     }),
   )
-  assert.deepEqual(map.options, { concurrency: 2, maxDeletePercent: 2, registerRescanDays: 60, readTimeoutSeconds: 300 })
+  assert.deepEqual(map.options, { concurrency: 2, maxDeletePercent: 2, registerRescanDays: 60, readTimeoutSeconds: 300, recentMonths: 3, fullScanHours: 24 })
+  assert.deepEqual(
+    { ...parseMapFile(JSON.stringify({ options: { recentMonths: 1, fullScanHours: 0 } })).options },
+    { concurrency: 1, maxDeletePercent: 2, registerRescanDays: 45, readTimeoutSeconds: 300, recentMonths: 1, fullScanHours: 0 },
+  )
   const meta = edited(standard, 'Document_ЗаявкаНаРасходованиеСредств', (t) => ({
     ...t,
     properties: [...t.properties, { name: 'СтатусЗаявки', type: 'Edm.String' }, { name: 'АвторСтатуса_Key', type: 'Edm.Guid' }],
@@ -399,6 +425,9 @@ test('§5: errors name the JSON path', () => {
   const cases: [unknown, string][] = [
     [{ option: {} }, '$.option: unknown member'],
     [{ options: { concurrency: 3 } }, 'options.concurrency: expected a number from 1 to 2'],
+    [{ options: { recentMonths: 0 } }, 'options.recentMonths: expected a number from 1'],
+    [{ options: { recentMonths: 1.5 } }, 'options.recentMonths: expected a number from 1'],
+    [{ options: { fullScanHours: -1 } }, 'options.fullScanHours: expected a number from 0'],
     [{ types: { 'Справочник.Склад': null } }, 'types.Справочник.Склад: unknown docgate type'],
     [{ types: { 'Справочник.Кассы': { attributes: { Закрыта: 'x' } } } }, 'types.Справочник.Кассы.attributes.Закрыта: unknown member'],
     [{ types: { 'Справочник.Кассы': { attributes: { Закрыт: { form: 'x' } } } } }, 'types.Справочник.Кассы.attributes.Закрыт: unknown form'],

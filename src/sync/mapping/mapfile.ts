@@ -8,6 +8,10 @@ export interface SyncOptions {
   readonly maxDeletePercent: number
   readonly registerRescanDays: number
   readonly readTimeoutSeconds: number
+  /** Calendar months a recent version scan reads, the current one counted (§7.4). */
+  readonly recentMonths: number
+  /** A document set whose last full scan began this long ago or more is scanned whole (§7.4); 0: always. */
+  readonly fullScanHours: number
 }
 
 /** Where a docgate attribute's value comes from. */
@@ -40,7 +44,7 @@ export interface MapFile {
 
 export class MapFileError extends Error {}
 
-export const DEFAULT_OPTIONS: SyncOptions = { concurrency: 1, maxDeletePercent: 2, registerRescanDays: 45, readTimeoutSeconds: 300 }
+export const DEFAULT_OPTIONS: SyncOptions = { concurrency: 1, maxDeletePercent: 2, registerRescanDays: 45, readTimeoutSeconds: 300, recentMonths: 3, fullScanHours: 24 }
 
 export const defaultMapFile = (): MapFile => ({ options: DEFAULT_OPTIONS, types: {} })
 
@@ -114,12 +118,14 @@ export function parseMapFile(text: string): MapFile {
     throw new MapFileError(`not JSON: ${(err as Error).message}`)
   }
   const top = members(json, '$', ['options', 'types'])
-  const o = top.options === undefined ? {} : members(top.options, 'options', ['concurrency', 'maxDeletePercent', 'registerRescanDays', 'readTimeoutSeconds'])
+  const o = top.options === undefined ? {} : members(top.options, 'options', ['concurrency', 'maxDeletePercent', 'registerRescanDays', 'readTimeoutSeconds', 'recentMonths', 'fullScanHours'])
   const options: SyncOptions = {
     concurrency: o.concurrency === undefined ? 1 : (positive(o.concurrency, 'options.concurrency', 1, 2) as 1 | 2),
     maxDeletePercent: o.maxDeletePercent === undefined ? 2 : positive(o.maxDeletePercent, 'options.maxDeletePercent', 0, 100, false),
     registerRescanDays: o.registerRescanDays === undefined ? 45 : positive(o.registerRescanDays, 'options.registerRescanDays', 0),
     readTimeoutSeconds: o.readTimeoutSeconds === undefined ? 300 : positive(o.readTimeoutSeconds, 'options.readTimeoutSeconds', 1),
+    recentMonths: o.recentMonths === undefined ? 3 : positive(o.recentMonths, 'options.recentMonths', 1),
+    fullScanHours: o.fullScanHours === undefined ? 24 : positive(o.fullScanHours, 'options.fullScanHours', 0),
   }
   const types: Record<string, TypeOverride | null> = {}
   const t = top.types === undefined ? {} : members(top.types, 'types', Object.keys(top.types as object))

@@ -103,6 +103,8 @@ function resolveAttr(
   report: TypeReport,
   common: boolean,
   label = a.name,
+  /** A tabular row's: 1C declares its navigation properties on the `<Set>_<Part>` entity type, if on any. */
+  row?: { readonly navigation: StructuredType['navigation'] | undefined },
 ): Resolved {
   if ('none' in form) return { select: [] }
   if ('value' in form) {
@@ -140,12 +142,13 @@ function resolveAttr(
     const key = propertyOf(owner, `${P}_Key`)
     if (key) {
       report.found++
-      const nav = owner.navigation[P]
+      const nav = (row ? row.navigation : owner.navigation)?.[P]
       const targets = a.kind === 'ref' ? [a.target] : a.targets
       for (const t of targets) {
         if (t.endsWith('.*')) continue
         const set = entitySetOf(t)
-        if (!meta.entitySets[set] || (!composite && !nav)) report.unpublished.push(`${label} → ${set}`)
+        // A row's reference counts as published when its target set is (§6).
+        if (!meta.entitySets[set] || (!composite && !nav && !row)) report.unpublished.push(`${label} → ${set}`)
       }
       const name = `${P}_Key`
       const typed = nav !== undefined && keep(nav) ? typeOfSet(nav) : undefined
@@ -303,7 +306,9 @@ function objectPlan(meta: Metadata, type: string, over: TypeOverride | undefined
     const rows: CompiledAttr[] = []
     for (const a of part.attrs) {
       const d = pd.rows?.[a.name] ?? {}
-      const r = resolveAttr(meta, rowType, a, formOf(po?.attributes?.[a.name], d, a.name), d, report, false, `${part.name}.${a.name}`)
+      const r = resolveAttr(meta, rowType, a, formOf(po?.attributes?.[a.name], d, a.name), d, report, false, `${part.name}.${a.name}`, {
+        navigation: meta.entitySets[`${set}_${from}`]?.navigation,
+      })
       if (r.attr) rows.push(r.attr)
     }
     parts.push({ name: part.name, from, rows })

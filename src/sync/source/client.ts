@@ -54,6 +54,8 @@ export interface RequestOptions {
   /** Called before each further attempt; may change what the next URL will be (a smaller page). */
   readonly beforeRetry?: (err: SourceError) => void
   readonly retry?: boolean
+  /** Attempts already spent on what this request reads (§8: reads with a shrunk group count among the 5). */
+  readonly spent?: number
 }
 
 const gunzipAsync = promisify(gunzip)
@@ -204,7 +206,7 @@ export class Source {
   ): Promise<T> {
     const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
     const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = opts.spent ?? 0; ; attempt++) {
       try {
         const got = await this.#once(makeUrl(), timeout, read)
         try {
@@ -220,6 +222,17 @@ export class Source {
         if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
       }
     }
+  }
+
+  /** Attempts in all for one read (§8: 5). */
+  get attempts(): number {
+    return (this.#opts.retryDelaysMs ?? DEFAULT_DELAYS).length + 1
+  }
+
+  /** The wait after the attempt numbered `attempt` (0 = the first) failed. */
+  pause(attempt: number): Promise<void> {
+    const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
+    return sleep(delays[Math.min(attempt, delays.length - 1)]!, this.#opts.signal)
   }
 
   /** A JSON answer (`$format=json` is the caller's part of the URL). */

@@ -3,6 +3,7 @@
 import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
+import { lastPeriodOf } from './tables.js'
 
 export const nowIso = (): string => new Date().toISOString()
 
@@ -32,6 +33,8 @@ export interface SetRow {
   readonly written_total: number
   readonly errors_total: number
   readonly state: string
+  /** Absent on a store whose tables predate it, read through a read-only handle. */
+  readonly last_full_scan?: string
 }
 
 export interface Held {
@@ -40,8 +43,24 @@ export interface Held {
   readonly extra: string
 }
 
+/** Keys per `IN (…)` list: always this many (the last list repeats a key), so one statement text serves. */
+const IN_LIST = 100
+
 export class SyncStore {
   constructor(readonly sql: SqlPort) {}
+
+  /** `statement(marks)` once per list of IN_LIST keys, `head` before the keys; the rows of all. */
+  async #inLists<T>(statement: (marks: string) => string, head: readonly SqlValue[], keys: Iterable<string>): Promise<T[]> {
+    const unique = [...new Set(keys)]
+    const out: T[] = []
+    const marks = Array.from({ length: IN_LIST }, () => '?').join(', ')
+    for (let i = 0; i < unique.length; i += IN_LIST) {
+      const part = unique.slice(i, i + IN_LIST)
+      while (part.length < IN_LIST) part.push(part[0]!)
+      for (const row of await this.sql.all<T>(statement(marks), [...head, ...part])) out.push(row)
+    }
+    return out
+  }
 
   async meta(key: string): Promise<string | undefined> {
     return (await this.sql.all<{ value: string }>('SELECT value FROM sync_meta WHERE key = ?', [key]))[0]?.value
@@ -72,16 +91,31 @@ export class SyncStore {
     )
   }
 
-  async setDone(set: string, fields: { complete?: string; error?: string; written: number; errors: number }): Promise<void> {
+  /** `complete`: when a complete scan ended; `full`: when it began, if it was a full one (§7.4). */
+  async setDone(set: string, fields: { complete?: string; full?: string; error?: string; at?: string; written: number; errors: number }): Promise<void> {
     const objects = await this.heldCount(set)
-    const at = nowIso()
+    const at = fields.at ?? nowIso()
     await this.sql.run(
       `UPDATE sync_sets SET objects = ?, written_total = written_total + ?, errors_total = errors_total + ?,
          last_complete_scan = CASE WHEN ? = '' THEN last_complete_scan ELSE ? END,
+         last_full_scan = CASE WHEN ? = '' THEN last_full_scan ELSE ? END,
          last_error = CASE WHEN ? = '' THEN last_error ELSE ? END,
          last_error_at = CASE WHEN ? = '' THEN last_error_at ELSE ? END
        WHERE entity_set = ?`,
-      [objects, fields.written, fields.errors, fields.complete ?? '', fields.complete ?? '', fields.error ?? '', fields.error ?? '', fields.error ?? '', at, set],
+      [
+        objects,
+        fields.written,
+        fields.errors,
+        fields.complete ?? '',
+        fields.complete ?? '',
+        fields.full ?? '',
+        fields.full ?? '',
+        fields.error ?? '',
+        fields.error ?? '',
+        fields.error ?? '',
+        at,
+        set,
+      ],
     )
   }
 
@@ -94,13 +128,52 @@ export class SyncStore {
     return Number(r[0]?.n ?? 0)
   }
 
-  /** Everything saved for a set: ref → version, hash, extra. */
-  async held(set: string): Promise<Map<string, Held>> {
-    const rows = await this.sql.all<{ ref: string; version: string; hash: string; extra: string }>(
-      'SELECT ref, version, hash, extra FROM sync_objects WHERE entity_set = ?',
+  /** What is saved for these refs of a set (one page's worth): ref → version, hash, extra. */
+  async heldOf(set: string, refs: Iterable<string>): Promise<Map<string, Held>> {
+    const rows = await this.#inLists<{ ref: string; version: string; hash: string; extra: string }>(
+      (marks) => `SELECT ref, version, hash, extra FROM sync_objects WHERE entity_set = ? AND ref IN (${marks})`,
       [set],
+      refs,
     )
     return new Map(rows.map((r) => [r.ref, { version: r.version, hash: r.hash, extra: r.extra }]))
+  }
+
+  /** A scan of the set begins: nothing met yet. */
+  async clearSeen(set: string): Promise<void> {
+    await this.sql.run('DELETE FROM sync_seen WHERE entity_set = ?', [set])
+  }
+
+  /** Notes refs met by the scan in progress; returns those it had not met before. */
+  async markSeen(set: string, refs: Iterable<string>): Promise<Set<string>> {
+    const unique = new Set(refs)
+    if (unique.size === 0) return unique
+    return this.sql.transaction(async () => {
+      const met = await this.#inLists<{ ref: string }>((marks) => `SELECT ref FROM sync_seen WHERE entity_set = ? AND ref IN (${marks})`, [set], unique)
+      for (const { ref } of met) unique.delete(ref)
+      await this.sql.upsertRows('sync_seen', ['entity_set', 'ref'], ['entity_set', 'ref'], [...unique].map((r) => [set, r]))
+      return unique
+    })
+  }
+
+  /** Written objects of a set that its scan did not meet: how many. */
+  async unseenCount(set: string): Promise<number> {
+    const r = await this.sql.all<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM sync_objects o WHERE o.entity_set = ? AND o.hash <> ''
+         AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.entity_set = o.entity_set AND s.ref = o.ref)`,
+      [set],
+    )
+    return Number(r[0]?.n ?? 0)
+  }
+
+  /** Up to `limit` of them, in ref order after `after`. */
+  async unseen(set: string, after: string, limit: number): Promise<string[]> {
+    const rows = await this.sql.all<{ ref: string }>(
+      `SELECT o.ref FROM sync_objects o WHERE o.entity_set = ? AND o.hash <> '' AND o.ref > ?
+         AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.entity_set = o.entity_set AND s.ref = o.ref)
+       ORDER BY o.ref LIMIT ${Math.floor(limit)}`,
+      [set, after],
+    )
+    return rows.map((r) => r.ref)
   }
 
   async saveObjects(set: string, rows: readonly (readonly [ref: string, version: string, hash: string, extra: string])[]): Promise<void> {
@@ -118,17 +191,47 @@ export class SyncStore {
     }
   }
 
-  /** Registers holding a connector-written set of this recorder. */
-  async registersOf(recorder: string): Promise<{ register: string; recorder_set: string }[]> {
-    return this.sql.all('SELECT register, recorder_set FROM sync_recorders WHERE recorder = ?', [recorder])
+  /** Which of `registers` hold a connector-written set of this recorder (by key, one register at a time). */
+  async registersOf(registers: Iterable<string>, recorder: string): Promise<{ register: string; recorder_set: string }[]> {
+    const out: { register: string; recorder_set: string }[] = []
+    for (const register of registers) {
+      const rows = await this.sql.all<{ recorder_set: string }>('SELECT recorder_set FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
+      for (const r of rows) out.push({ register, recorder_set: r.recorder_set })
+    }
+    return out
   }
 
-  async recorders(register: string): Promise<Map<string, { set: string; rows: [string, string][] }>> {
-    const rows = await this.sql.all<{ recorder: string; recorder_set: string; rows: string }>(
-      'SELECT recorder, recorder_set, rows FROM sync_recorders WHERE register = ?',
+  async holdsRecorder(register: string, recorder: string): Promise<boolean> {
+    return (await this.sql.all('SELECT 1 AS x FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])).length > 0
+  }
+
+  /** Saved rows of these recorders: recorder → its set and [Period, hash] rows. */
+  async recorderRows(register: string, recorders: Iterable<string>): Promise<Map<string, { set: string; rows: [string, string][] }>> {
+    const rows = await this.#inLists<{ recorder: string; recorder_set: string; rows: string }>(
+      (marks) => `SELECT recorder, recorder_set, rows FROM sync_recorders WHERE register = ? AND recorder IN (${marks})`,
       [register],
+      recorders,
     )
     return new Map(rows.map((r) => [r.recorder, { set: r.recorder_set, rows: JSON.parse(r.rows) as [string, string][] }]))
+  }
+
+  /** Held recorders the first load's discovery did not meet: how many, and up to `limit` after `after`. */
+  async undiscoveredCount(register: string): Promise<number> {
+    const r = await this.sql.all<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM sync_recorders r WHERE r.register = ?
+         AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.entity_set = r.register AND s.ref = r.recorder)`,
+      [register],
+    )
+    return Number(r[0]?.n ?? 0)
+  }
+
+  async undiscovered(register: string, after: string, limit: number): Promise<{ recorder: string; recorder_set: string }[]> {
+    return this.sql.all(
+      `SELECT r.recorder, r.recorder_set FROM sync_recorders r WHERE r.register = ? AND r.recorder > ?
+         AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.entity_set = r.register AND s.ref = r.recorder)
+       ORDER BY r.recorder LIMIT ${Math.floor(limit)}`,
+      [register, after],
+    )
   }
 
   async saveRecorder(register: string, recorder: string, recorderSet: string, rows: readonly [string, string][] | undefined): Promise<void> {
@@ -137,20 +240,63 @@ export class SyncStore {
       return
     }
     await this.sql.run(
-      `INSERT INTO sync_recorders (register, recorder, recorder_set, rows) VALUES (?, ?, ?, ?)
-       ON CONFLICT (register, recorder) DO UPDATE SET recorder_set = excluded.recorder_set, rows = excluded.rows`,
-      [register, recorder, recorderSet, JSON.stringify(rows)],
+      `INSERT INTO sync_recorders (register, recorder, recorder_set, rows, last_period) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (register, recorder) DO UPDATE SET recorder_set = excluded.recorder_set, rows = excluded.rows, last_period = excluded.last_period`,
+      [register, recorder, recorderSet, JSON.stringify(rows), lastPeriodOf(rows)],
     )
   }
 
-  async queue(register: string): Promise<{ recorder: string; recorder_set: string }[]> {
-    return this.sql.all('SELECT recorder, recorder_set FROM sync_queue WHERE register = ? ORDER BY recorder', [register])
+  /** A rescan begins: nothing read yet. */
+  async clearRescan(register: string): Promise<void> {
+    await this.sql.run('DELETE FROM sync_rescan WHERE register = ?', [register])
+  }
+
+  /** Rows of one rescan page: [recorder, seq, recorder set, Period, hash] ('' for a dropped row). */
+  async saveRescan(register: string, rows: readonly (readonly [string, number, string, string, string])[]): Promise<void> {
+    if (rows.length === 0) return
+    await this.sql.transaction(() => this.sql.insertRows('sync_rescan', ['register', 'recorder', 'seq', 'recorder_set', 'period', 'hash'], rows.map((r) => [register, ...r])))
+  }
+
+  /** Up to `limit` recorders the rescan read, after `after`, with their kept rows. */
+  async rescanned(register: string, after: string, limit: number): Promise<Map<string, { set: string; rows: [string, string][] }>> {
+    const recorders = await this.sql.all<{ recorder: string }>(
+      `SELECT DISTINCT recorder FROM sync_rescan WHERE register = ? AND recorder > ? ORDER BY recorder LIMIT ${Math.floor(limit)}`,
+      [register, after],
+    )
+    const out = new Map<string, { set: string; rows: [string, string][] }>()
+    if (recorders.length === 0) return out
+    const rows = await this.#inLists<{ recorder: string; recorder_set: string; period: string; hash: string }>(
+      (marks) => `SELECT recorder, recorder_set, period, hash FROM sync_rescan WHERE register = ? AND recorder IN (${marks}) ORDER BY recorder, seq`,
+      [register],
+      recorders.map((r) => r.recorder),
+    )
+    for (const r of rows) {
+      const entry = out.get(r.recorder) ?? { set: r.recorder_set, rows: [] }
+      if (r.hash !== '') entry.rows.push([r.period, r.hash])
+      out.set(r.recorder, entry)
+    }
+    return out
+  }
+
+  /** Held recorders with a saved row from `from` on that the rescan did not read: up to `limit` after `after`. */
+  async unread(register: string, from: string, after: string, limit: number): Promise<{ recorder: string; recorder_set: string }[]> {
+    return this.sql.all(
+      `SELECT r.recorder, r.recorder_set FROM sync_recorders r WHERE r.register = ? AND r.last_period >= ? AND r.recorder > ?
+         AND NOT EXISTS (SELECT 1 FROM sync_rescan s WHERE s.register = r.register AND s.recorder = r.recorder)
+       ORDER BY r.recorder LIMIT ${Math.floor(limit)}`,
+      [register, from, after],
+    )
+  }
+
+  /** Up to `limit` queued recorders after `after`, in recorder order. */
+  async queue(register: string, after = '', limit = 1000): Promise<{ recorder: string; recorder_set: string }[]> {
+    return this.sql.all(`SELECT recorder, recorder_set FROM sync_queue WHERE register = ? AND recorder > ? ORDER BY recorder LIMIT ${Math.floor(limit)}`, [register, after])
   }
 
   async enqueue(register: string, items: readonly (readonly [recorder: string, set: string])[]): Promise<void> {
-    for (const [recorder, set] of items) {
-      await this.sql.run('INSERT INTO sync_queue (register, recorder, recorder_set) VALUES (?, ?, ?) ON CONFLICT (register, recorder) DO NOTHING', [register, recorder, set])
-    }
+    if (items.length === 0) return
+    const last = new Map(items.map(([recorder, set]) => [recorder, set]))
+    await this.sql.upsertRows('sync_queue', ['register', 'recorder', 'recorder_set'], ['register', 'recorder'], [...last].map(([r, set]) => [register, r, set]))
   }
 
   async dequeue(register: string, recorder: string): Promise<void> {
