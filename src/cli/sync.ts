@@ -2,6 +2,7 @@
 // Local failures exit 2 before anything is attempted; source failures exit 1 (or, under
 // `--every`, wait for the next cycle); signals end the run after the batch being written.
 import { existsSync, readFileSync } from 'node:fs'
+import { commandUsage } from './commands.js'
 import type { SqlPort } from '../store/sql.js'
 import { isPostgresUrl, openReadOnly, openWritable, resolveDb } from '../store/open.js'
 import { CheckFailed, knownOtherDocuments, startupCheck } from '../sync/check.js'
@@ -28,6 +29,7 @@ export interface SyncFlags {
   readonly once?: boolean
   readonly every?: string
   readonly full?: boolean
+  readonly 'scan-all'?: boolean
   readonly check?: boolean
   readonly status?: boolean
 }
@@ -35,20 +37,21 @@ export interface SyncFlags {
 /** A local reason: one line, exit 2, nothing attempted. */
 export class LocalError extends Error {}
 
-const USAGE = 'usage: docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full] | --check --source URL … | --status [--db DB]'
+/** Misuse of the command line: the problem in one line, then the synopsis (sync.md §2). */
+const misuse = (problem: string) => new LocalError(`${problem}\n${commandUsage('sync')}`)
 
 export function sourceRoot(url: string | undefined): string {
-  if (!url) throw new LocalError(`--source is required\n${USAGE}`)
+  if (!url) throw misuse('--source is required')
   let u: URL
   try {
     u = new URL(url)
   } catch {
-    throw new LocalError(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
+    throw misuse(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new LocalError('--source must be an http(s) URL')
-  if (u.username || u.password) throw new LocalError('--source must not carry user info; use --user and --password-stdin')
-  if (u.search || url.includes('?')) throw new LocalError('--source must not have a query')
-  if (u.hash || url.includes('#')) throw new LocalError('--source must not have a fragment')
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw misuse('--source must be an http(s) URL')
+  if (u.username || u.password) throw misuse('--source must not carry user info; use --user and --password-stdin')
+  if (u.search || url.includes('?')) throw misuse('--source must not have a query')
+  if (u.hash || url.includes('#')) throw misuse('--source must not have a fragment')
   return url.replace(/\/+$/, '')
 }
 
@@ -112,10 +115,12 @@ export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise
 }
 
 async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): Promise<number> {
-  const modes = [flags.check, flags.status].filter(Boolean).length
-  if (modes > 1) throw new LocalError(USAGE)
-  if ((flags.check || flags.status) && (flags.once || flags.every !== undefined || flags.full)) throw new LocalError(USAGE)
-  if (flags.once && flags.every !== undefined) throw new LocalError(USAGE)
+  if (flags.check && flags.status) throw misuse('--check and --status exclude each other')
+  const mode = flags.check ? '--check' : flags.status ? '--status' : undefined
+  const runFlags = [flags.once && '--once', flags.every !== undefined && '--every', flags.full && '--full', flags['scan-all'] && '--scan-all'].filter((f) => typeof f === 'string')
+  if (mode && runFlags.length > 0) throw misuse(`${mode} does not combine with ${runFlags.join(', ')}`)
+  if (flags.once && flags.every !== undefined) throw misuse('--once and --every exclude each other')
+  if (flags.full && flags['scan-all']) throw misuse('--full and --scan-all exclude each other')
   const db = resolveDb(flags.db)
   if (flags.status) {
     const sql = runtime.sql ?? (await openExisting(db))
@@ -131,7 +136,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     }
   }
   const every = flags.every === undefined ? undefined : Number(flags.every)
-  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw new LocalError(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
+  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw misuse(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
   const root = sourceRoot(flags.source)
   const map = loadMap(flags.map)
   const user = flags.user ?? process.env.DOCGATE_SOURCE_USER
