@@ -1,6 +1,7 @@
 // docgate command line (cli.md): argv → command → handler. Failures print one line,
 // never a stack trace, and exit non-zero; a usage error exits 2 and shows the synopsis.
 import { UsageError, commandHelp, globalUsage, parseCommand } from './commands.js'
+import { ListenError } from './listen.js'
 import { version } from '../version.js'
 
 export { UsageError } from './commands.js'
@@ -51,11 +52,16 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-export async function run(argv: string[]): Promise<void> {
+/**
+ * `portFlag`: how the caller chooses serve's port, when not with `--port` (npm start: `PORT=N
+ * npm start`), so that a port in use advises what works there.
+ */
+export async function run(argv: string[], portFlag?: string): Promise<void> {
   try {
     const code = await main(argv)
     if (code !== 0) process.exitCode = code
-  } catch (err) {
+  } catch (caught) {
+    const err = portFlag && caught instanceof ListenError && caught.flag === '--port' ? caught.advise(portFlag) : caught
     console.error(`docgate: ${err instanceof Error ? err.message : String(err)}`)
     if (err instanceof UsageError) console.error(err.usage)
     process.exitCode = err instanceof UsageError ? 2 : 1
