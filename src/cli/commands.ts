@@ -153,7 +153,7 @@ function wrap(first: string, words: readonly string[], indent: string): string[]
   return [...lines, line]
 }
 
-const optionText = (o: Option) => `--${o.name}${o.value ? ` ${o.value}` : ''}`
+const optionText = (o: Option) => (o === HELP ? '-h, --help' : `--${o.name}${o.value ? ` ${o.value}` : ''}`)
 
 /** The synopsis lines of a command, without `usage:`. */
 function synopsisLines(c: Command): readonly string[] {
@@ -202,12 +202,11 @@ export function commandHelp(name: string): string {
   return group(name)
     .map((c) => {
       const options = [...c.options, HELP]
-      const width = Math.max(...options.map((o) => (o === HELP ? '-h, --help' : optionText(o)).length)) + 4
+      const width = Math.max(...options.map((o) => optionText(o).length)) + 4
       const lines = [usageOf([c]), '', ...wrap('', c.summary.split(' '), ''), '', 'options:']
       for (const o of options) {
-        const flag = o === HELP ? '-h, --help' : optionText(o)
         const text = `${o.meaning}${o.default ? ` (default: ${o.default})` : ''}`
-        lines.push(...wrap(`  ${flag.padEnd(width - 2)}`, text.split(' '), ' '.repeat(width)))
+        lines.push(...wrap(`  ${optionText(o).padEnd(width - 2)}`, text.split(' '), ' '.repeat(width)))
       }
       return lines.join('\n')
     })
