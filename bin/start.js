@@ -13,4 +13,4 @@ if (!existsSync(db)) await prepareDemo(db)
 else await (await openWritable(db)).close()
 const port = process.env.PORT ?? '8080'
 for (const line of startHints(port)) console.log(line)
-await run(['serve', '--db', db, '--port', port])
+await run(['serve', '--db', db, '--port', port], 'PORT=N npm start')

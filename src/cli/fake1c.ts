@@ -4,6 +4,7 @@ import { demoFiles } from '../demo/generate.js'
 import { exportObjects } from '../export/objects.js'
 import { startFake1C } from '../fake1c/index.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
+import { listenError } from './listen.js'
 
 export interface FakeFlags {
   readonly db?: string
@@ -40,7 +41,10 @@ export async function fake1c(flags: FakeFlags): Promise<number> {
     }
   }
   const password = flags['password-stdin'] ? await readStdin() : process.env.DOCGATE_FAKE_PASSWORD
-  const fake = await startFake1C({ objects, user: flags.user, password, custom: flags.custom === true, host: flags.host, port })
+  const host = flags.host ?? '127.0.0.1'
+  const fake = await startFake1C({ objects, user: flags.user, password, custom: flags.custom === true, host, port }).catch((err: unknown) =>
+    Promise.reject(listenError(err, host, port, { port: '--port', host: '--host' })),
+  )
   objects = []
   console.log(`fake 1C OData on ${fake.url}`)
   return new Promise<number>((resolve) => {

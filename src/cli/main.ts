@@ -1,74 +1,45 @@
 // docgate command line (cli.md): argv → command → handler. Failures print one line,
-// never a stack trace, and exit non-zero.
-import { parseArgs } from 'node:util'
-import { UsageError } from './usage.js'
+// never a stack trace, and exit non-zero; a usage error exits 2 and shows the synopsis.
+import { UsageError, commandHelp, globalUsage, parseCommand } from './commands.js'
+import { ListenError } from './listen.js'
+import { version } from '../version.js'
 
-const USAGE = `usage:
-  docgate serve [--db DB] [--host H] [--port N] [--no-docs] [--admin-port N] [--admin-host H] [--max-lag DURATION]
-                [--access-log on|off] [--log-query-values] [--workers N] [--request-timeout DURATION]
-                [--answer-cache MIB]
-  docgate import [--db DB] FILE...
-  docgate demo [--db DB] [--scale N] [--seed S]
-  docgate users add NAME [--db DB] [--methods LIST] [--password-stdin]
-  docgate users revoke NAME [--db DB]
-  docgate users list [--db DB]
-  docgate sync --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB] [--once | --every SECONDS] [--full]
-  docgate sync --check --source URL [--user NAME] [--password-stdin] [--map FILE] [--db DB]
-  docgate sync --status [--db DB]
-  docgate mcp [--db DB] [--user NAME]
-  docgate fake-1c [--db DB | --demo [--scale N] [--seed S]] [--host H] [--port N] [--user NAME] [--password-stdin] [--custom]
-DB is an SQLite file path or a postgres:// URL; default $DOCGATE_DB or ./data/docgate.db`
-
+export { UsageError } from './commands.js'
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      db: { type: 'string' },
-      host: { type: 'string' },
-      port: { type: 'string' },
-      scale: { type: 'string' },
-      seed: { type: 'string' },
-      methods: { type: 'string' },
-      'password-stdin': { type: 'boolean' },
-      source: { type: 'string' },
-      user: { type: 'string' },
-      map: { type: 'string' },
-      once: { type: 'boolean' },
-      every: { type: 'string' },
-      full: { type: 'boolean' },
-      'scan-all': { type: 'boolean' },
-      check: { type: 'boolean' },
-      status: { type: 'boolean' },
-      demo: { type: 'boolean' },
-      custom: { type: 'boolean' },
-      'no-docs': { type: 'boolean' },
-      'admin-port': { type: 'string' },
-      'admin-host': { type: 'string' },
-      'max-lag': { type: 'string' },
-      'access-log': { type: 'string' },
-      'log-query-values': { type: 'boolean' },
-      workers: { type: 'string' },
-      'request-timeout': { type: 'string' },
-      'answer-cache': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
-  if (values.help || command === undefined || command === 'help') {
-    console.log(USAGE)
-    return command === undefined ? 2 : 0
+  const [first, ...rest] = argv
+  if (first === undefined) {
+    console.log(globalUsage())
+    return 2
   }
+  if (first === '--version') {
+    console.log(`docgate ${version}`)
+    return 0
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    // `docgate help serve` is `docgate serve --help`.
+    const topic = rest.length === 0 ? undefined : parseCommand([...rest, '--help'])!.topic
+    console.log(topic === undefined ? globalUsage() : commandHelp(topic))
+    return 0
+  }
+  if (first.startsWith('-')) throw new UsageError(`unknown option ${first}`)
+  const parsed = parseCommand(argv)!
+  if (parsed.help) {
+    console.log(commandHelp(parsed.topic))
+    return 0
+  }
+  const { values, positionals } = parsed
   // Each command loads only what it needs.
-  switch (command) {
+  switch (parsed.command.name) {
     case 'serve':
       return (await import('./serve.js')).serve(values)
     case 'import':
       return (await import('./import.js')).importFiles(values, positionals)
     case 'demo':
       return (await import('./demo.js')).demo(values)
-    case 'users':
+    case 'users add':
+    case 'users revoke':
+    case 'users list':
       return (await import('./users.js')).users(values, positionals)
     case 'mcp':
       return (await import('./mcp.js')).mcp(values)
@@ -77,16 +48,22 @@ export async function main(argv: string[]): Promise<number> {
     case 'sync':
       return (await import('./sync.js')).sync(values)
     default:
-      throw new UsageError(`unknown command "${command}"\n${USAGE}`)
+      throw new Error(`command "${parsed.command.name}" has no handler`)
   }
 }
 
-export async function run(argv: string[]): Promise<void> {
+/**
+ * `portFlag`: how the caller chooses serve's port, when not with `--port` (npm start: `PORT=N
+ * npm start`), so that a port in use advises what works there.
+ */
+export async function run(argv: string[], portFlag?: string): Promise<void> {
   try {
     const code = await main(argv)
     if (code !== 0) process.exitCode = code
-  } catch (err) {
+  } catch (caught) {
+    const err = portFlag && caught instanceof ListenError && caught.flag === '--port' ? caught.advise(portFlag) : caught
     console.error(`docgate: ${err instanceof Error ? err.message : String(err)}`)
+    if (err instanceof UsageError) console.error(err.usage)
     process.exitCode = err instanceof UsageError ? 2 : 1
   }
 }

@@ -1,5 +1,6 @@
 // `docgate serve`: read-only store, users snapshot, HTTP server, graceful stop.
 import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { pino } from 'pino'
 import type { Logger } from 'pino'
@@ -10,6 +11,7 @@ import type { App } from '../app/create.js'
 import { ConnectionDrainer } from '../http/drain.js'
 import { READ_MODELS, VIEWS } from '../endpoints/index.js'
 import { outdated } from '../views/migrate.js'
+import { listenError } from './listen.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
 import { missingTrigramIndexes, trigramsMissing } from '../store/trigram.js'
 import { UserSnapshot } from '../users/directory.js'
@@ -131,18 +133,38 @@ export async function serve(flags: ServeFlags): Promise<number> {
     throw err
   }
   const drainer = new ConnectionDrainer(app.server)
-  const address = await app.listen({ host, port })
-  const url = new URL(address)
   let admin: Server | undefined
-  if (adminPort !== undefined) {
-    admin = ops.admin(() => app.draining)
-    await new Promise<void>((resolve, reject) => admin!.once('error', reject).listen(adminPort, adminHost, resolve))
-    admin.on('error', (err) => logger.error({ err }, 'admin listener error'))
+  // After a stop, or a port that cannot be bound: no worker, timer or connection may keep the process alive.
+  const closeAll = async () => {
+    users.stop()
+    if (admin) {
+      admin.closeAllConnections()
+      await new Promise<void>((r) => admin!.close(() => r()))
+    }
+    await store.close()
+    await access?.flush()
   }
+  try {
+    await app.listen({ host, port }).catch((err: unknown) => Promise.reject(listenError(err, host, port, { port: '--port', host: '--host' })))
+    if (adminPort !== undefined) {
+      const server = ops.admin(() => app.draining)
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(adminPort, adminHost, resolve)).catch((err: unknown) =>
+        Promise.reject(listenError(err, adminHost, adminPort, { port: '--admin-port', host: '--admin-host' })),
+      )
+      admin = server
+      admin.on('error', (err) => logger.error({ err }, 'admin listener error'))
+    }
+  } catch (err) {
+    await app.close()
+    await closeAll()
+    throw err
+  }
+  // From the socket, not a URL: `new URL('http://h:80').port` is ''.
+  const bound = (app.server.address() as AddressInfo).port
   const announce = () => {
-    console.log(`listening on http://${host}:${url.port}`)
-    if (docs) console.log(`OpenAPI document: http://${host}:${url.port}/openapi.json`)
-    if (docs) console.log(`API reference: http://${host}:${url.port}/docs`)
+    console.log(`listening on http://${host}:${bound}`)
+    if (docs) console.log(`OpenAPI document: http://${host}:${bound}/openapi.json`)
+    if (docs) console.log(`API reference: http://${host}:${bound}/docs`)
     if (admin) console.log(`admin (live, ready, metrics) on http://${adminHost}:${(admin.address() as { port: number }).port}`)
   }
   return new Promise<number>((resolve) => {
@@ -163,13 +185,7 @@ export async function serve(flags: ServeFlags): Promise<number> {
         .then(() => app.close())
         .then(async () => {
           clearTimeout(force)
-          users.stop()
-          if (admin) {
-            admin.closeAllConnections()
-            await new Promise<void>((r) => admin!.close(() => r()))
-          }
-          await store.close()
-          await access?.flush()
+          await closeAll()
           resolve(0)
         })
         .catch((err: unknown) => {

@@ -2,8 +2,8 @@
 // Local failures exit 2 before anything is attempted; source failures exit 1 (or, under
 // `--every`, wait for the next cycle); signals end the run after the batch being written.
 import { existsSync, readFileSync } from 'node:fs'
+import { commandUsage } from './commands.js'
 import type { SqlPort } from '../store/sql.js'
-import { UsageError } from './usage.js'
 import { isPostgresUrl, openReadOnly, resolveDb } from '../store/open.js'
 import { openWritable } from '../app/store.js'
 import { CheckFailed, knownOtherDocuments, startupCheck } from '../sync/check.js'
@@ -38,18 +38,21 @@ export interface SyncFlags {
 /** A local reason: one line, exit 2, nothing attempted. */
 export class LocalError extends Error {}
 
+/** Misuse of the command line: the problem in one line, then the synopsis (sync.md §2). */
+const misuse = (problem: string) => new LocalError(`${problem}\n${commandUsage('sync')}`)
+
 export function sourceRoot(url: string | undefined): string {
-  if (!url) throw new UsageError('--source is required')
+  if (!url) throw misuse('--source is required')
   let u: URL
   try {
     u = new URL(url)
   } catch {
-    throw new UsageError(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
+    throw misuse(`--source is not a URL: ${url.replace(/\/\/[^@/]*@/, '//…@')}`)
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError('--source must be an http(s) URL')
-  if (u.username || u.password) throw new UsageError('--source must not carry user info; use --user and --password-stdin')
-  if (u.search || url.includes('?')) throw new UsageError('--source must not have a query')
-  if (u.hash || url.includes('#')) throw new UsageError('--source must not have a fragment')
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw misuse('--source must be an http(s) URL')
+  if (u.username || u.password) throw misuse('--source must not carry user info; use --user and --password-stdin')
+  if (u.search || url.includes('?')) throw misuse('--source must not have a query')
+  if (u.hash || url.includes('#')) throw misuse('--source must not have a fragment')
   return url.replace(/\/+$/, '')
 }
 
@@ -134,14 +137,12 @@ export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise
 }
 
 async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): Promise<number> {
-  if (flags.check && flags.status) throw new UsageError('--check and --status exclude each other')
+  if (flags.check && flags.status) throw misuse('--check and --status exclude each other')
   const mode = flags.check ? '--check' : flags.status ? '--status' : undefined
-  if (mode) {
-    const extra = (['once', 'every', 'full', 'scan-all'] as const).find((f) => flags[f] !== undefined && flags[f] !== false)
-    if (extra) throw new UsageError(`${mode} takes no --${extra}`)
-  }
-  if (flags.once && flags.every !== undefined) throw new UsageError('--once and --every exclude each other')
-  if (flags.full && flags['scan-all']) throw new UsageError('--full and --scan-all exclude each other')
+  const runFlags = [flags.once && '--once', flags.every !== undefined && '--every', flags.full && '--full', flags['scan-all'] && '--scan-all'].filter((f) => typeof f === 'string')
+  if (mode && runFlags.length > 0) throw misuse(`${mode} does not combine with ${runFlags.join(', ')}`)
+  if (flags.once && flags.every !== undefined) throw misuse('--once and --every exclude each other')
+  if (flags.full && flags['scan-all']) throw misuse('--full and --scan-all exclude each other')
   const db = resolveDb(flags.db)
   if (flags.status) {
     const sql = runtime.sql ?? (await openExisting(db))
@@ -158,7 +159,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     }
   }
   const every = flags.every === undefined ? undefined : Number(flags.every)
-  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw new UsageError(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
+  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw misuse(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
   const root = sourceRoot(flags.source)
   const map = loadMap(flags.map)
   const user = flags.user ?? process.env.DOCGATE_SOURCE_USER

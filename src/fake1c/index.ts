@@ -520,7 +520,7 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
     sockets.add(s)
     s.on('close', () => sockets.delete(s))
   })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve))
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, options.host ?? '127.0.0.1', () => (server.off('error', reject), resolve())))
   const addr = server.address() as AddressInfo
   root = `http://${options.host ?? '127.0.0.1'}:${addr.port}${ROOT_PATH}`
   return {

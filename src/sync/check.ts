@@ -24,6 +24,9 @@ export interface Checked {
   readonly sourceLine: string
 }
 
+/** A 404 at the root or `$metadata`, whatever its body: one wording, and the likely cause. */
+const noInterface = (url: string) => new CheckFailed(`no OData interface at ${url}: HTTP 404 — is the publication path right?`)
+
 async function warmUp(source: Source): Promise<void> {
   try {
     await source.json(() => source.url('', { $format: 'json' }), { timeoutMs: WARM_UP_MS })
@@ -31,6 +34,7 @@ async function warmUp(source: Source): Promise<void> {
     if (!(err instanceof SourceError)) throw err
     if (err.kind === 'unreachable') throw new CheckFailed(`source unreachable: ${err.message}`)
     if (err.kind === 'not-json') throw new CheckFailed('not an OData root')
+    if (err.status === 404) throw noInterface(source.root)
     throw new CheckFailed(err.kind === 'credentials' ? err.message : `source unreachable: ${err.message}`)
   }
 }
@@ -47,6 +51,7 @@ async function metadata(source: Source, state: SyncStore | undefined, writeCache
       got = await source.download(() => `${source.root}/$metadata`, file, { timeoutMs: METADATA_MS })
     } catch (err) {
       if (err instanceof SourceError && err.kind === 'credentials') throw new CheckFailed(err.message)
+      if (err instanceof SourceError && err.status === 404) throw noInterface(`${source.root}/$metadata`)
       throw new CheckFailed(`$metadata unreadable: ${err instanceof Error ? err.message : String(err)}`)
     }
     const cachedHash = await state?.meta('metadata_sha256')

@@ -56,7 +56,7 @@ describe('docgate sync from the command line', () => {
     fake.child.kill('SIGTERM')
   })
 
-  test('bad arguments exit 2 with one line, before anything is attempted', async () => {
+  test('bad arguments exit 2 with one line (misuse: then the synopsis), before anything is attempted', async () => {
     const db = join(dir, 'never.db')
     for (const args of [
       ['sync', '--source', url, '--once', '--every', '5', '--db', db],
@@ -70,7 +70,9 @@ describe('docgate sync from the command line', () => {
     ]) {
       const r = await run(args)
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`)
-      assert.equal(r.err.trim().split('\n').length, 1, r.err)
+      const [line, ...synopsis] = r.err.trim().split('\n')
+      assert.match(line!, /^docgate: /)
+      assert.ok(synopsis.length === 0 || /^usage: docgate sync /.test(synopsis[0]!), r.err)
     }
   })
 

@@ -119,10 +119,25 @@ test('a 200 that is not JSON fails without retry (Atom)', async () => {
   await s.close()
 })
 
-test('a refused connection is "unreachable" and counts as the source being down', async () => {
+test('a refused connection is "unreachable", counts as the source being down, and names where and how often it was tried', async () => {
   const s = new Source({ root: 'http://127.0.0.1:1/x', concurrency: 1, readTimeoutMs: 1000, retryDelaysMs: [1] })
-  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.kind === 'unreachable' && err.sourceDown && /ECONNREFUSED/.test(err.message))
+  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => {
+    assert.equal(err.message, 'nothing answers at 127.0.0.1:1 (connection refused), 2 attempts over 0 s')
+    return err.kind === 'unreachable' && err.sourceDown
+  })
   await s.close()
+})
+
+test('a 401 says when no user or no password was given', async () => {
+  handler = (_req, res) => json(res, 401, {})
+  for (const [user, password, line] of [
+    [undefined, undefined, 'source refused the credentials (HTTP 401): no user was given (--user or DOCGATE_SOURCE_USER)'],
+    ['Иванов', '', 'source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)'],
+  ] as const) {
+    const s = source({ user, password })
+    await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.kind === 'credentials' && err.message === line)
+    await s.close()
+  }
 })
 
 test('no byte within the read timeout fails the attempt and is retried', async () => {

@@ -73,7 +73,7 @@ describe('sync faults (SQLite)', () => {
     try {
       const run = await runSync(s.writer, { source: locked.url, once: true, user: 'Иван' })
       assert.equal(run.code, 1)
-      assert.deepEqual(run.err, ['source refused the credentials (HTTP 401)'])
+      assert.deepEqual(run.err, ['source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)'])
       assert.deepEqual(await s.writer.all('SELECT ref FROM objects'), [])
     } finally {
       await locked.close()

@@ -87,18 +87,38 @@ function failureText(status: number, body: Buffer, statusText: string): { text: 
   return { text: `HTTP ${status}${statusText ? ` ${statusText}` : ''}`, code: '' }
 }
 
-function networkError(err: unknown): SourceError {
+/** `host:port` of a request, the port the scheme implies included. */
+function hostPort(url: string): { host: string; at: string } {
+  const u = new URL(url)
+  return { host: u.hostname, at: `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}` }
+}
+
+/** A failure below HTTP, said with where it happened (a user's first sync is often here). */
+function networkError(err: unknown, url: string, timeoutMs: number): SourceError {
   const e = err as { code?: string; message?: string; name?: string }
   if (e.name === 'AbortError' || e.code === 'UND_ERR_ABORTED') return new SourceError('aborted', 'interrupted')
-  const reason =
-    e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
-      ? 'read timeout'
-      : e.code === 'UND_ERR_CONNECT_TIMEOUT'
-        ? 'connect timeout'
-        : e.code === 'UND_ERR_SOCKET'
-          ? 'connection closed by the source'
-          : `${e.code ? `connect ${e.code}` : (e.message ?? String(err))}`
+  const { host, at } = hostPort(url)
+  const code = e.code ?? ''
+  let reason: string
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') reason = `read timeout: no byte from ${at} for ${timeoutMs / 1000} s`
+  else if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') reason = `connect timeout: no connection to ${at} within ${CONNECT_TIMEOUT / 1000} s`
+  else if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') reason = `connection closed by the source at ${at}`
+  else if (code === 'ECONNREFUSED') reason = `nothing answers at ${at} (connection refused)`
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = `the name ${host} does not resolve (${code})`
+  else if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') reason = `no route to ${at} (${code})`
+  else if (/CERT|TLS|SSL/.test(code) || code === 'EPROTO') {
+    // TLS certificates are verified (sync.md §2); a private CA is the usual cause.
+    const ca = /CERT|ISSUER|SIGNATURE/.test(code) ? '; a private CA is added with NODE_EXTRA_CA_CERTS' : ''
+    reason = `TLS with ${at} failed: ${e.message ?? code} (${code})${ca}`
+  } else reason = `${code ? `connect ${code}` : (e.message ?? String(err))} at ${at}`
   return new SourceError('unreachable', reason)
+}
+
+/** Why a 401 may be no wrong password at all: none was given. */
+function credentialsHint(user: string | undefined, password: string | undefined): string {
+  if (user === undefined) return ': no user was given (--user or DOCGATE_SOURCE_USER)'
+  if (!password) return ': no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)'
+  return ''
 }
 
 /** A counting semaphore: requests beyond `limit` wait their turn. */
@@ -173,13 +193,14 @@ export class Source {
           signal: this.#opts.signal,
         })
       } catch (err) {
-        throw networkError(err)
+        throw networkError(err, url, timeoutMs)
       }
       try {
         if (res.statusCode !== 200) {
           const body = await collect(res)
           if (res.statusCode === 401 || res.statusCode === 403) {
-            throw new SourceError('credentials', `source refused the credentials (HTTP ${res.statusCode})`, res.statusCode)
+            const hint = res.statusCode === 401 ? credentialsHint(this.#opts.user, this.#opts.password) : ''
+            throw new SourceError('credentials', `source refused the credentials (HTTP ${res.statusCode})${hint}`, res.statusCode)
           }
           const { text, code } = failureText(res.statusCode, body, STATUS_CODES[res.statusCode] ?? '')
           throw new SourceError('status', text, res.statusCode, code)
@@ -187,7 +208,7 @@ export class Source {
         return await read(res)
       } catch (err) {
         if (err instanceof SourceError) throw err
-        throw networkError(err)
+        throw networkError(err, url, timeoutMs)
       }
     } finally {
       this.#gate.leave()
@@ -206,17 +227,25 @@ export class Source {
   ): Promise<T> {
     const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
     const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
+    const started = performance.now()
     for (let attempt = opts.spent ?? 0; ; attempt++) {
+      const url = makeUrl()
       try {
-        const got = await this.#once(makeUrl(), timeout, read)
+        const got = await this.#once(url, timeout, read)
         try {
           return await after(got)
         } catch (err) {
           if (err instanceof SourceError) throw err
-          throw networkError(err)
+          throw networkError(err, url, timeout)
         }
       } catch (err) {
-        if (!(err instanceof SourceError) || !err.retryable || opts.retry === false || attempt >= delays.length) throw err
+        if (!(err instanceof SourceError) || !err.retryable || opts.retry === false) throw err
+        if (attempt >= delays.length) {
+          // The retries were silent (sync.md §2 has no line for them): the failure says how long they went on.
+          if (err.kind !== 'unreachable' || attempt === 0) throw err
+          const seconds = Math.round((performance.now() - started) / 1000)
+          throw new SourceError(err.kind, `${err.message}, ${attempt + 1} attempts over ${seconds} s`, err.status, err.code)
+        }
         opts.beforeRetry?.(err)
         await sleep(delays[attempt]!, this.#opts.signal)
         if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
