@@ -6,6 +6,7 @@ import { commandUsage } from './commands.js'
 import type { SqlPort } from '../store/sql.js'
 import { isPostgresUrl, openReadOnly, resolveDb } from '../store/open.js'
 import { openWritable } from '../app/store.js'
+import { pause } from '../values/pause.js'
 import { CheckFailed, knownOtherDocuments, startupCheck } from '../sync/check.js'
 import { runCycle } from '../sync/cycle.js'
 import type { CycleContext } from '../sync/context.js'
@@ -309,10 +310,7 @@ async function run(
       if (o.controller.signal.aborted) return o.every === undefined ? 1 : 0
       if (o.every === undefined) return code
       const wait = Math.max(0, started + o.every * 1000 - Date.now())
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, wait)
-        o.controller.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
-      })
+      await pause(wait, o.controller.signal)
       if (o.controller.signal.aborted) return 0
     }
   } finally {

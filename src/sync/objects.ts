@@ -35,20 +35,6 @@ type Content = { ok: true; data: string } | { ok: false; reason: string }
 
 const lower = (v: unknown): string => String(v ?? '').toLowerCase()
 
-/** Runs `work` over `items` with at most `n` in flight, results in order. */
-async function inParallel<T, R>(items: readonly T[], n: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length)
-  let next = 0
-  const lanes = Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++
-      out[i] = await work(items[i]!)
-    }
-  })
-  await Promise.all(lanes)
-  return out
-}
-
 class ObjectSync {
   readonly writer: SetWriter
   errorFree = true
@@ -282,7 +268,7 @@ class ObjectSync {
   async refetch(refs: readonly string[], held: ReadonlyMap<string, Held>): Promise<void> {
     const groups = chunks(refs, KEYS_PER_REQUEST)
     for (const lanes of chunks(groups, this.ctx.options.concurrency)) {
-      const answers = await inParallel(lanes, lanes.length, (group) => this.byKeys(group))
+      const answers = await Promise.all(lanes.map((group) => this.byKeys(group)))
       const entities = answers.flat()
       for (const [i, entity] of entities.entries()) {
         this.lookAhead(entities, i + 1)

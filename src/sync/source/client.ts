@@ -2,6 +2,9 @@
 // unless `$metadata`, at most `concurrency` requests in flight, kept-alive connections,
 // gzip, the timeouts and the retry schedule of §8. Credentials never leave this module
 // except in the Authorization header, and never appear in an error text.
+import pLimit from 'p-limit'
+import { pause as sleep } from '../../values/pause.js'
+import type { LimitFunction } from 'p-limit'
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
@@ -121,47 +124,19 @@ function credentialsHint(user: string | undefined, password: string | undefined)
   return ''
 }
 
-/** A counting semaphore: requests beyond `limit` wait their turn. */
-class Gate {
-  #free: number
-  #waiting: (() => void)[] = []
-  constructor(limit: number) {
-    this.#free = limit
-  }
-  async enter(): Promise<void> {
-    if (this.#free > 0) {
-      this.#free--
-      return
-    }
-    await new Promise<void>((resolve) => this.#waiting.push(resolve))
-  }
-  leave(): void {
-    const next = this.#waiting.shift()
-    if (next) next()
-    else this.#free++
-  }
-}
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve()
-    const t = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true })
-  })
-
 export class Source {
   readonly root: string
   requests = 0
   bytes = 0
   readonly #agent: Agent
-  readonly #gate: Gate
+  readonly #limit: LimitFunction
   readonly #auth: string | undefined
   readonly #opts: SourceOptions
 
   constructor(opts: SourceOptions) {
     this.#opts = opts
     this.root = opts.root
-    this.#gate = new Gate(Math.min(2, Math.max(1, opts.concurrency)))
+    this.#limit = pLimit(Math.min(2, Math.max(1, opts.concurrency)))
     this.#agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT }, keepAliveTimeout: 30_000, connections: 2 })
     this.#auth = opts.user === undefined ? undefined : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`, 'utf8').toString('base64')}`
   }
@@ -177,9 +152,8 @@ export class Source {
     return h
   }
 
-  async #once<T>(url: string, timeoutMs: number, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
-    await this.#gate.enter()
-    try {
+  #once<T>(url: string, timeoutMs: number, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
+    return this.#limit(async () => {
       if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
       this.requests++
       let res: Dispatcher.ResponseData
@@ -210,9 +184,7 @@ export class Source {
         if (err instanceof SourceError) throw err
         throw networkError(err, url, timeoutMs)
       }
-    } finally {
-      this.#gate.leave()
-    }
+    })
   }
 
   /**
