@@ -16,7 +16,7 @@ import { compilePage } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import type { ComputedEndpoint, ListEndpoint, Param } from './define.js'
 import type { ReadModel } from '../views/define.js'
-import { readReady } from '../views/ready-bytes.js'
+import { hasReady, readReady } from '../views/ready-bytes.js'
 import { treeJson } from './shared/tree.js'
 import type { ReadyAnswer } from '../views/define.js'
 import type { TreeElement, TreeGroup } from './shared/tree.js'
@@ -181,7 +181,8 @@ export const materials: ComputedEndpoint = {
   meanings,
   readModel,
   params,
-  loopWhen: (values) => values.size === 0,
+  // The ready tree, not one a sync dropped until the end of its set (computed then, in a worker).
+  loopWhen: async (values, sql) => values.size === 0 && (await hasReady(sql, wholeMaterialsTree.name)),
   async compute(ctx, issues) {
     if (ctx.values.size === 0) {
       const ready = await readReady(ctx.sql, wholeMaterialsTree.name)

@@ -53,9 +53,11 @@ export class ImportBatch {
    * if any. `dangling: false` skips that check for a caller that prints no such warning (sync).
    * `ready: 'later'` leaves the read models, the cash accounts and the ready answers as they
    * are and marks the store for `rebuildDeferred`, which a loader of many batches into a new
-   * store runs once at its end (the demo).
+   * store runs once at its end (the demo). `answers: 'drop'` drops the ready answers the
+   * batch may have changed rather than rebuild them (views/ready-answers.ts): sync, which
+   * writes a catalogue in many batches, builds them once at the end of the set.
    */
-  async finish(options: { dangling?: boolean; ready?: 'now' | 'later' } = {}): Promise<string | undefined> {
+  async finish(options: { dangling?: boolean; ready?: 'now' | 'later'; answers?: 'rebuild' | 'drop' } = {}): Promise<string | undefined> {
     const w = this.#writer
     await w.flush()
     // The read models read what the batch wrote, joined: planned by the tables as they are now.
@@ -72,7 +74,7 @@ export class ImportBatch {
     if (options.ready !== 'later') {
       // The statement's accounts print names the register does not hold (its own changes are the derived update's).
       if (printsAny(touched.types)) await rebuildCashAccounts(this.#sql)
-      await refreshReadyAnswers(this.#sql, touched, VIEWS.answers)
+      await refreshReadyAnswers(this.#sql, touched, VIEWS.answers, options.answers)
     }
     // Answers kept by servers (serving/answer-cache.ts) are known by this; the batch may change any of them.
     await newAnswersGen(this.#sql)

@@ -2,6 +2,8 @@
 // known other documents, registers, other documents first met now, attachments — each
 // failing on its own; a refused credential or a source that is down stops the cycle.
 import type { CycleContext } from './context.js'
+import { VIEWS } from '../endpoints/index.js'
+import { restoreReadyAnswers } from '../views/ready-answers.js'
 import { resolveMap } from './mapping/index.js'
 import type { MapFile, SetPlan } from './mapping/index.js'
 import { syncObjects } from './objects.js'
@@ -76,6 +78,8 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
         await ctx.state.setDone(plan.entitySet, { error: report.error, at: ctx.now().toISOString(), written: report.written, errors: report.warnings + 1 }).catch(() => {})
       }
     }
+    // The ready answers its batches dropped (views/ready-answers.ts) are built once, here.
+    await ctx.sql.transaction(() => restoreReadyAnswers(ctx.sql, VIEWS.answers))
     totals.read += report.read
     totals.written += report.written
     totals.deleted += report.deleted

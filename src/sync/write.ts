@@ -119,7 +119,7 @@ export class SetWriter {
         if (item.saved) saved.push([item.ref, ...item.saved])
       }
       // sync.md prints no dangling-reference warning: a reference arrives before its target's set is read.
-      await batch?.finish({ dangling: false })
+      await batch?.finish({ dangling: false, answers: 'drop' })
       await this.state.saveObjects(this.entitySet, [...saved, ...versions])
       await this.state.forgetObjects(this.entitySet, forget)
       for (const [register, entries] of queue) await this.state.enqueue(register, entries)

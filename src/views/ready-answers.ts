@@ -4,7 +4,7 @@
 // at its end, and only when what the transaction touched can change them: a sync that
 // writes documents in batches of 1,000 never rebuilds the tree, one that writes a
 // nomenclature item rebuilds it once for its batch.
-import { readyTable, writeReady } from './ready-bytes.js'
+import { dropReady, hasReady, readyTable, writeReady } from './ready-bytes.js'
 import { ALL_TABLE_TYPES } from '../model/objects.js'
 import { allowsType } from '../model/define.js'
 import { tableDdl } from '../store/schema.js'
@@ -35,12 +35,23 @@ async function affected(sql: SqlPort, answer: ReadyAnswer, touched: Touched): Pr
   return hits.length > 0
 }
 
-/** After the read models of an import transaction: rebuilds each ready answer it may have changed. */
-export async function refreshReadyAnswers(sql: SqlPort, touched: Touched | 'all', answers: readonly ReadyAnswer[]): Promise<void> {
+/**
+ * After the read models of an import transaction: rebuilds each ready answer it may have
+ * changed. With `drop` (a writer of many batches, such as sync) such an answer is dropped
+ * instead, so no batch pays a build that grows with the store: until `restoreReadyAnswers`
+ * builds it once, its endpoint computes it per request, with the same bytes.
+ */
+export async function refreshReadyAnswers(sql: SqlPort, touched: Touched | 'all', answers: readonly ReadyAnswer[], mode: 'rebuild' | 'drop' = 'rebuild'): Promise<void> {
   for (const answer of answers) {
     if (touched !== 'all' && !(await affected(sql, answer, touched))) continue
-    await writeReady(sql, answer.name, await answer.build(sql))
+    if (mode === 'drop') await dropReady(sql, answer.name)
+    else await writeReady(sql, answer.name, await answer.build(sql))
   }
+}
+
+/** Builds each ready answer that a `drop` left without bytes (at the end of a sync set). */
+export async function restoreReadyAnswers(sql: SqlPort, answers: readonly ReadyAnswer[]): Promise<void> {
+  for (const answer of answers) if (!(await hasReady(sql, answer.name))) await writeReady(sql, answer.name, await answer.build(sql))
 }
 
 /**

@@ -41,6 +41,11 @@ export async function dropReady(sql: SqlPort, name: string): Promise<void> {
   await sql.run(`DELETE FROM ${READY_TABLE} WHERE name = ?`, [name])
 }
 
+/** Whether ready bytes of `name` are stored (a dropped answer has none until it is built again). */
+export async function hasReady(sql: SqlPort, name: string): Promise<boolean> {
+  return (await sql.all(`SELECT 1 AS one FROM ${READY_TABLE} WHERE name = ? LIMIT 1`, [name])).length > 0
+}
+
 /** The newest ready bytes of `name` as chunks, or undefined when there are none. */
 export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterable<Buffer> | undefined> {
   // One statement, so the generation and its chunk count come from one snapshot.

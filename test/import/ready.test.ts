@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { writeDemo } from '../../src/cli/demo.js'
 import { materials } from '../../src/endpoints/materials.js'
-import { dropReady, readReady, writeReady } from '../../src/views/ready-bytes.js'
+import { dropReady, hasReady, readReady, writeReady } from '../../src/views/ready-bytes.js'
+import { restoreReadyAnswers } from '../../src/views/ready-answers.js'
+import { ImportBatch } from '../../src/import/batch.js'
+import { VIEWS } from '../../src/endpoints/index.js'
 import { runComputed } from '../../src/pipeline/run.js'
 import { BLOB_CHUNK } from '../../src/store/blobs.js'
 import type { SqlPort } from '../../src/store/sql.js'
@@ -132,6 +135,33 @@ for (const backend of BACKENDS) {
       const thin = find(await tree(), 'Г-03')!
       assert.deepEqual(thin.Дети!.map((n) => n.Код), ['Н-003', 'Н-100'])
       assert.equal(find(await tree(), 'Н-004')?.ЕдиницаИзмерения, 'штука')
+    })
+
+    it('a batch that drops it (sync) leaves requests the per-request build until it is restored once', async () => {
+      const batch = async (objects: readonly unknown[]) =>
+        sql.transaction(async () => {
+          const b = new ImportBatch(sql)
+          for (const o of objects) assert.equal((await b.add(o)).ok, true)
+          await b.finish({ dangling: false, answers: 'drop' })
+        })
+      assert.equal(await hasReady(sql, 'materials'), true)
+      await batch([plain('ЕдиницыИзмерения', 'unit-m', 'метр погонный')])
+      assert.equal(await hasReady(sql, 'materials'), false)
+      const meanwhile = await unfiltered(sql)
+      assert.equal(meanwhile.ready, false)
+      const { data } = JSON.parse(meanwhile.bytes.toString('utf8')) as { data: Node[] }
+      assert.equal(find(data, 'Н-001')?.ЕдиницаИзмерения, 'метр погонный')
+      // A batch that touches nothing the tree prints leaves it as it is (dropped here).
+      await batch([plain('Склады', 'wh-2', 'Склад 2')])
+      assert.equal(await hasReady(sql, 'materials'), false)
+      await sql.transaction(() => restoreReadyAnswers(sql, VIEWS.answers))
+      const restored = await unfiltered(sql)
+      assert.equal(restored.ready, true)
+      assert.equal(restored.bytes.toString('utf8'), meanwhile.bytes.toString('utf8'))
+      // Restoring again builds nothing: the stored generation stays.
+      const g = await generation(sql)
+      await sql.transaction(() => restoreReadyAnswers(sql, VIEWS.answers))
+      assert.equal(await generation(sql), g)
     })
 
     it('a filtered request keeps the per-request path', async () => {
