@@ -2,7 +2,8 @@
 // `npm start`: serve the default database; on first start, create it with demo data and
 // a demo user, and print how to call the API.
 import { existsSync } from 'node:fs'
-import { openWritable, resolveDb } from '../dist/src/store/open.js'
+import { openWritable } from '../dist/src/app/store.js'
+import { resolveDb } from '../dist/src/store/open.js'
 import { prepareDemo, startHints } from '../dist/src/cli/start.js'
 import { run } from '../dist/src/cli/main.js'
 
