@@ -9,7 +9,7 @@ import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
 import type { DataRequest, Execution, Executor } from './executor.js'
 
 export interface LoopExecutor extends Executor {
-  /** The answer when the request costs a few bounded reads (pipeline/run.ts `runListOnLoop`); null when it does not. */
+  /** The answer when the request costs a few bounded reads (pipeline/run.ts `answerOnLoop`); null when it does not. */
   attempt(request: DataRequest, how: Execution): Promise<Buffer | Readable | null>
 }
 
