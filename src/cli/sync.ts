@@ -230,7 +230,7 @@ async function run(
     sql = o.sql ?? (await openWritable(db))
     // A sync batch dirties at most a few thousand pages; the default 64 MiB page cache only
     // held read pages the writer does not need again, and cost 90 MB of peak RSS at scale 10
-    // (docs/benchmarks.md, bench:sync) for no speed.
+    // (docs/perf/history.md, bench:sync) for no speed.
     if (!o.sql && sql.dialect.name === 'sqlite') {
       await sql.exec('PRAGMA cache_size = -16384')
       checkpoints = await backgroundCheckpoints(db, sql)

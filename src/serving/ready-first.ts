@@ -6,7 +6,7 @@
 // condition bounds to a few rows, as the trigram index finds them (a document by its
 // number), and a cash statement of up to 200 accounts. Everything else — other filters,
 // full forms built per request, trees, large ready answers — goes to the pool, so it never
-// holds the loop (decisions.md, "Ready answers on the event loop" and the entries after it).
+// holds the loop (docs/perf/designs.md, "Ready answers on the event loop" and the entries after it).
 import type { Executor } from './executor.js'
 import type { LoopExecutor } from './in-process.js'
 

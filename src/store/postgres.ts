@@ -72,7 +72,7 @@ export const postgresDialect: Dialect = {
   // A value over ~2 KB is compressed (pglz) and moved out of line: writing a ready page
   // compressed its 10–700 KB, and every request decompressed it again. EXTERNAL keeps the
   // out-of-line chunks and drops the compression (about a fifth off a PostgreSQL import:
-  // docs/benchmarks.md); the store grows by what pglz had saved on those tables.
+  // docs/perf/history.md); the store grows by what pglz had saved on those tables.
   uncompressed: {
     stored: "SELECT attname AS name FROM pg_attribute WHERE attrelid = to_regclass(?) AND attstorage = 'e' AND NOT attisdropped",
     keep: (table, column) => `ALTER TABLE ${table} ALTER COLUMN ${column} SET STORAGE EXTERNAL`,

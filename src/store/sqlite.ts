@@ -173,7 +173,7 @@ export class SqliteStore implements SqlPort {
   }
 
   // One prepared single-row INSERT per row: better-sqlite3 runs it several times faster
-  // than a multi-row VALUES list (see docs/benchmarks.md, import).
+  // than a multi-row VALUES list (see docs/perf/history.md, import).
   async insertRows(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
     if (rows.length === 0) return
     const stmt = this.statement(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`)

@@ -2,7 +2,7 @@
 // 3+ characters of each folded value, with its row's `ref`, in one B-tree. The rows whose
 // value contains a needle are the entries in the range of suffixes that start with it, so
 // a number lookup reads a few index entries where a trigram index intersects doclists
-// (decision "Number lookup through a suffix index" in docs/decisions.md). The entries are
+// (decision "Number lookup through a suffix index" in docs/perf/designs.md). The entries are
 // counted in characters (code points), and both engines compare text by code point
 // (SQLite's BINARY, PostgreSQL's "C" collation of every text column).
 import type { Dialect, SqlPort, SqlValue } from './sql.js'

@@ -1,5 +1,5 @@
 // Substring search through a trigram index (decision "Substring search through trigram
-// indexes" in docs/decisions.md). Read models store folded copies of the searched text
+// indexes" in docs/perf/designs.md). Read models store folded copies of the searched text
 // (values/fold.ts); each folded column a substring filter looks in gets a trigram index:
 // FTS5 with the `trigram` tokenizer on SQLite, a pg_trgm GIN index on PostgreSQL. A needle
 // of fewer than 3 characters has no trigram to look up and scans, as before.

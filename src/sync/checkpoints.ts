@@ -1,7 +1,7 @@
 // Checkpoints of a sync into an SQLite store run in a thread of their own. With the
 // default automatic checkpoint, every 1000 WAL pages the committing batch itself copies
 // them into the database and waits for two fsyncs: at scale 10 that was three quarters of
-// the time spent in COMMIT (docs/benchmarks.md, bench:sync). Here the writer only appends
+// the time spent in COMMIT (docs/perf/history.md, bench:sync). Here the writer only appends
 // to the WAL, and a second connection in a worker thread checkpoints while the sync reads
 // the source and maps the next batch. Durability is unchanged: the same syncs happen, on
 // another thread. The writer keeps an automatic checkpoint at a higher mark, so the WAL

@@ -1,4 +1,4 @@
-// A clone carries its own reference: every relative link in README.md and docs/*.md names a
+// A clone carries its own reference: every relative link in README.md and docs/**/*.md names a
 // file of the repository, and none leaves it (`../shared/…` was dead outside the workspace).
 // Anchors (`#…`) are checked against the headings of the file they point into.
 import assert from 'node:assert/strict'
@@ -8,7 +8,13 @@ import { describe, it } from 'node:test'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
-const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+/** The Markdown files under a folder of the repository, its subfolders included (docs/perf/…). */
+function markdownUnder(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? markdownUnder(`${dir}/${e.name}`) : e.name.endsWith('.md') ? [`${dir}/${e.name}`] : [],
+  )
+}
+const files = ['README.md', ...markdownUnder('docs')]
 
 /** Markdown links and images outside code blocks and code spans: `[text](target)`. */
 function linksOf(text: string): string[] {
@@ -39,7 +45,7 @@ const external = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target)
 
 describe('links in README.md and docs/', () => {
   it('finds the documents', () => {
-    for (const name of ['api.md', 'cli.md', 'import-format.md', 'sync.md', 'decisions.md']) assert.ok(files.includes(`docs/${name}`), name)
+    for (const name of ['api.md', 'cli.md', 'import-format.md', 'sync.md', 'decisions.md', 'benchmarks.md', 'perf/designs.md', 'perf/history.md']) assert.ok(files.includes(`docs/${name}`), name)
   })
 
   for (const file of files) {
