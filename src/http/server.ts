@@ -73,8 +73,29 @@ const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступе
 const NOT_FOUND = '{"error":"Not Found"}'
 const EVERY_ANSWER = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
-/** Error text for a 500: the message only (never a stack or a path), bounded in length. */
+// A store or network failure in the API's words: hosts, ports, paths, user names and the
+// driver's text stay in the log (decision "First hour"). Errors from a serving worker arrive
+// as their message alone, so the message is read as well as the code.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300', '3D000', '28P01', '28000'])
+const UNAVAILABLE =
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE)\b|terminating connection|Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients|sorry, too many|password authentication failed|database "[^"]*" does not exist|Client was closed|Cannot use a pool after calling end|database connection is not open/i
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED'])
+const BUSY = /database is locked|database table is locked|SQLITE_BUSY/
+
+/** The API's words for a failure of the store or of the way to it, or undefined for any other failure. */
+export function storeFailure(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  const message = err instanceof Error ? err.message : String(err)
+  // pg's class 08: connection exceptions.
+  if ((typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) || UNAVAILABLE.test(message)) return 'the store is unavailable'
+  if ((typeof code === 'string' && BUSY_CODES.has(code)) || BUSY.test(message)) return 'the store is busy'
+  return undefined
+}
+
+/** Error text for a 500: the store's failure in the API's words, else the message only (never a stack or a path), bounded in length. */
 export function errorText(err: unknown): string {
+  const failure = storeFailure(err)
+  if (failure !== undefined) return failure
   const message = err instanceof Error ? err.message : String(err)
   return (message || 'internal error').replace(/\/[\w./-]+/g, '…').slice(0, 500)
 }

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test'
 import { warehousesFixture } from '../fixtures/warehouses.js'
 import { BACKENDS, READER, basic, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
+import { failingReads } from '../support/failing-sql.js'
 import { filledStore, listenLive } from '../support/live.js'
 import type { LiveServer } from '../support/live.js'
 
@@ -192,4 +193,34 @@ describe('HTTP: a request the HTTP parser refuses gets the API\'s error shape', 
     assert.equal(body, '{"error":"the request headers are too large"}')
     assert.equal(headers['x-content-type-options'], 'nosniff')
   })
+})
+
+describe('HTTP: a 500 caused by the store or the network says so in the API\'s words', () => {
+  const CASES: [string, string][] = [
+    ['connect ECONNREFUSED 127.0.0.1:5432', 'the store is unavailable'],
+    ['connect ETIMEDOUT 10.0.0.7:5432', 'the store is unavailable'],
+    ['getaddrinfo ENOTFOUND db.internal.example', 'the store is unavailable'],
+    ['terminating connection due to administrator command', 'the store is unavailable'],
+    ['Connection terminated unexpectedly', 'the store is unavailable'],
+    ['timeout exceeded when trying to connect', 'the store is unavailable'],
+    ['password authentication failed for user "docgate"', 'the store is unavailable'],
+    ['database is locked', 'the store is busy'],
+    // Any other failure keeps its message (paths cut), as before.
+    ['database disk image is malformed', 'database disk image is malformed'],
+  ]
+  for (const [driver, api] of CASES) {
+    it(`${driver} → ${api}`, async () => {
+      const app = await startApp(warehousesFixture, { wrapSql: failingReads(() => true, driver) })
+      try {
+        const data = await app.get('/main/hs/warehouses/get', { ...basic(READER.name, READER.password), 'x-request-id': 'r-1' })
+        assert.equal(data.status, 500)
+        assert.deepEqual(data.json, { error: `${api}; request id r-1` })
+        const health = await app.get('/main/hs/health', { ...basic(READER.name, READER.password), 'x-request-id': 'r-2' })
+        assert.equal(health.status, 500)
+        assert.equal(health.body, `${api}; request id r-2`)
+      } finally {
+        await app.close()
+      }
+    })
+  }
 })

@@ -54,6 +54,15 @@ describe('sqlite: MCP tools: a failing store', () => {
     assert.deepEqual(logged, ['warehouses'])
   })
 
+  it('a tool call that fails for the store\'s connection says the store is unavailable; the log gets the driver\'s text', async () => {
+    const failing = failingReads(() => true, 'connect ECONNREFUSED 10.1.2.3:5432')(sql)
+    const logged: string[] = []
+    const options = { executor: inProcessExecutor(failing, 0), now: () => new Date(), errorText, onError: (err: unknown) => logged.push((err as Error).message) }
+    const result = await callTool(endpointByService.get('warehouses')!, {}, options, NO_STOP)
+    assert.deepEqual(result, { isError: true, content: [{ type: 'text', text: '{"error":"the store is unavailable"}' }] })
+    assert.deepEqual(logged, ['connect ECONNREFUSED 10.1.2.3:5432'])
+  })
+
   it('a value of the wrong kind is refused; a boolean false is the API\'s false', async () => {
     const options = { executor: inProcessExecutor(sql, 0), now: () => new Date(), errorText }
     const warehouses = endpointByService.get('warehouses')!
