@@ -182,6 +182,7 @@ export const materials: ComputedEndpoint = {
   readModel,
   params,
   loopWhen: (values) => values.size === 0,
+  tree: { children: 'Дети', open: 'group' },
   async compute(ctx, issues) {
     if (ctx.values.size === 0) {
       const ready = await readReady(ctx.sql, wholeMaterialsTree.name)
