@@ -28,7 +28,8 @@ export async function mcp(flags: { db?: string; user?: string }): Promise<number
       executor,
       now: () => new Date(),
       errorText,
-      onError: (err, service) => console.error(`docgate mcp: ${service}: ${errorText(err)}`),
+      // The log keeps what the tool's answer leaves out (a store's host and port, the driver's text).
+      onError: (err, service) => console.error(`docgate mcp: ${service}: ${err instanceof Error ? err.message : String(err)}`),
     })
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve

@@ -91,7 +91,8 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const cacheBytes = answerCacheBytes(flags['answer-cache'])
   // A timer cannot wait longer than 2^31 ms; a day is already no limit for a read.
   if (timeLimitMs > 86_400_000) throw new Error(`--request-timeout must be at most 24h (0: no limit), got "${flags['request-timeout']}"`)
-  const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info' })
+  // ISO times, as the access log's: one time format in the process's output.
+  const logger = pino({ level: process.env.DOCGATE_LOG_LEVEL ?? 'info', timestamp: pino.stdTimeFunctions.isoTime })
   const store = await openReadOnly(resolveDb(flags.db), (err) => logger.warn({ err }, 'database connection lost'))
   // PostgreSQL without pg_trgm (no rights to create it): same answers by scanning, said once here.
   const missing = await missingTrigramIndexes(store, READ_MODELS).catch(() => [])

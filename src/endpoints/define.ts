@@ -151,6 +151,12 @@ export interface ComputedEndpoint extends Declared {
    * a bounded number of indexed reads — that it runs on the event loop, not in a worker.
    */
   readonly loopWhen?: (values: ReadonlyMap<string, string>, sql: SqlPort) => boolean | Promise<boolean>
+  /**
+   * `data` is a tree: a group holds its children in the array `children` (its only array),
+   * and the parameter `open` selects the elements of a group by its name. An agent's tool
+   * answers the top of a tree that is over its bound with children cut (mcp/bound.ts).
+   */
+  readonly tree?: { readonly children: string; readonly open: string }
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint

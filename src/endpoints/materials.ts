@@ -183,6 +183,7 @@ export const materials: ComputedEndpoint = {
   params,
   // The ready tree, not one a sync dropped until the end of its set (computed then, in a worker).
   loopWhen: async (values, sql) => values.size === 0 && (await hasReady(sql, wholeMaterialsTree.name)),
+  tree: { children: 'Дети', open: 'group' },
   async compute(ctx, issues) {
     if (ctx.values.size === 0) {
       const ready = await readReady(ctx.sql, wholeMaterialsTree.name)

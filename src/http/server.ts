@@ -1,7 +1,9 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
 // Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere.
 import { randomUUID } from 'node:crypto'
+import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { Readable } from 'node:stream'
 import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -71,8 +73,29 @@ const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступе
 const NOT_FOUND = '{"error":"Not Found"}'
 const EVERY_ANSWER = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
-/** Error text for a 500: the message only (never a stack or a path), bounded in length. */
+// A store or network failure in the API's words: hosts, ports, paths, user names and the
+// driver's text stay in the log (decision "First hour"). Errors from a serving worker arrive
+// as their message alone, so the message is read as well as the code.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300', '3D000', '28P01', '28000'])
+const UNAVAILABLE =
+  /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE)\b|terminating connection|Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients|sorry, too many|password authentication failed|database "[^"]*" does not exist|Client was closed|Cannot use a pool after calling end|database connection is not open/i
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED'])
+const BUSY = /database is locked|database table is locked|SQLITE_BUSY/
+
+/** The API's words for a failure of the store or of the way to it, or undefined for any other failure. */
+export function storeFailure(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code
+  const message = err instanceof Error ? err.message : String(err)
+  // pg's class 08: connection exceptions.
+  if ((typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) || UNAVAILABLE.test(message)) return 'the store is unavailable'
+  if ((typeof code === 'string' && BUSY_CODES.has(code)) || BUSY.test(message)) return 'the store is busy'
+  return undefined
+}
+
+/** Error text for a 500: the store's failure in the API's words, else the message only (never a stack or a path), bounded in length. */
 export function errorText(err: unknown): string {
+  const failure = storeFailure(err)
+  if (failure !== undefined) return failure
   const message = err instanceof Error ? err.message : String(err)
   return (message || 'internal error').replace(/\/[\w./-]+/g, '…').slice(0, 500)
 }
@@ -122,6 +145,34 @@ function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number)
   }
 }
 
+/** The API's answer to a request the HTTP parser refused: status and `error` text by cause. */
+export function clientErrorAnswer(code: string | undefined): { status: number; error: string } {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, error: 'the request did not arrive in time' }
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, error: 'the request headers are too large' }
+  if (code === 'HPE_INVALID_URL') return { status: 400, error: `the request target is not valid: percent-encode query values (UTF-8), e.g. ${TARGET_EXAMPLE}` }
+  return { status: 400, error: 'the request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the request target (UTF-8)' }
+}
+const TARGET_EXAMPLE = `name=${encodeURIComponent('склад')}`
+
+function clientError(app: FastifyInstance, err: Error & { code?: string }, socket: Duplex): void {
+  // A connection reset leaves nothing to answer (Node's own rule for 'clientError').
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const id = randomUUID()
+  const { status, error } = clientErrorAnswer(err.code)
+  app.log.debug({ err, reqId: id }, 'request refused by the HTTP parser')
+  if (!socket.writable) return void socket.destroy()
+  const body = JSON.stringify({ error })
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+    `content-type: ${JSON_TYPE}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(EVERY_ANSWER).map(([k, v]) => `${k}: ${v}`),
+    `x-request-id: ${id}`,
+    'connection: close',
+  ]
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`)
+}
+
 export function buildServer(options: ServerOptions): FastifyInstance & { draining: boolean } {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -137,6 +188,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     genReqId: requestId,
     // The pipeline reads the raw query itself (first value wins, keys may be case-insensitive).
     routerOptions: { querystringParser: () => ({}) },
+    // A request Node's parser refuses (a raw non-ASCII or space in the target, a header
+    // too large, headers too slow) never reaches a route: Fastify's own answer here was
+    // `{"error":"Bad Request","message":"Client Error",…}` without the headers every answer
+    // carries. It gets the API's shape and a hint instead (decision "First hour").
+    clientErrorHandler: (err, socket) => clientError(app, err, socket),
     // A path the router cannot decode (`/main/hs/%E4%E0/get`, `%zz`) or whose service is over
     // 100 characters got Fastify's own 400/414 body, echoing the path, without the headers
     // every answer carries (no route, so no onSend hook). Neither names a documented route:

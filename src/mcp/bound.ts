@@ -122,3 +122,144 @@ function tailErrors(tail: readonly Buffer[]): string[] {
   const parsed = JSON.parse(`{"data":[]${text}`) as { errors?: unknown }
   return Array.isArray(parsed.errors) ? parsed.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : []
 }
+
+export interface BoundedTree extends Bounded {
+  /**
+   * When children were cut: the tree level (1 = the top nodes) whose groups are printed
+   * with `"Дети":[]`; their descendants are left out.
+   */
+  readonly cutLevel?: number
+}
+
+interface TreeRow {
+  /** Bytes of the row by nesting: `sizes[c]` counts the bytes inside `c` children arrays. */
+  readonly sizes: number[]
+  /** The row's bytes in order, each part with its nesting, while a cut that keeps them can fit. */
+  parts: { level: number; bytes: Buffer }[]
+  /** Parts at this nesting and deeper are no longer held (no cut that keeps them fits). */
+  dropFrom: number
+}
+
+const sizeAt = (row: TreeRow, cut: number): number => {
+  let n = 0
+  for (let c = 0; c < cut && c < row.sizes.length; c++) n += row.sizes[c] ?? 0
+  return n
+}
+
+/**
+ * `bound` for a tree (materials): the rows are the top nodes, and a node's children are the
+ * arrays inside it (`Дети`, the only array a node holds). When the whole top nodes do not fit,
+ * the children are cut at the deepest level at which as many top nodes fit as fit at all: the
+ * groups of that level print `"Дети":[]` (never otherwise empty, since a tree holds only the
+ * groups on the way to its elements). One pass over the bytes as they stream; only the
+ * parts of the first rows that some cut could keep are held.
+ */
+export async function boundTree(body: Body | Readable, limits = { rows: ROW_LIMIT, bytes: BYTE_LIMIT }): Promise<BoundedTree> {
+  const tracked: TreeRow[] = []
+  let total = 0
+  let depth = 0
+  let inString = false
+  let escaped = false
+  let phase: 'head' | 'data' | 'tail' = 'head'
+  const tail: Buffer[] = []
+  let row: TreeRow | undefined
+  let inRow = false
+  // Children arrays open around the current byte, within the row.
+  let level = 0
+
+  const keep = (chunk: Buffer, from: number, to: number) => {
+    if (row === undefined || to <= from) return
+    row.sizes[level] = (row.sizes[level] ?? 0) + (to - from)
+    if (level >= row.dropFrom) return
+    // A part at nesting `level` shows only under a cut deeper than it; once that cut is over
+    // the bound for this row alone, neither it nor anything deeper can be shown.
+    if (sizeAt(row, level + 1) > limits.bytes) {
+      row.dropFrom = level
+      row.parts = row.parts.filter((p) => p.level < level)
+      return
+    }
+    row.parts.push({ level, bytes: Buffer.from(chunk.subarray(from, to)) })
+  }
+
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
+    if (phase === 'tail') {
+      tail.push(chunk)
+      continue
+    }
+    let start = 0
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!
+      if (phase === 'data' && depth === 2 && !inString) {
+        if (inRow && (b === COMMA || b === CLOSE_ARRAY)) {
+          keep(chunk, start, i)
+          inRow = false
+          row = undefined
+          total += 1
+        } else if (!inRow && b !== COMMA && b !== CLOSE_ARRAY && !isSpace(b)) {
+          inRow = true
+          level = 0
+          row = tracked.length < limits.rows ? { sizes: [], parts: [], dropFrom: Number.POSITIVE_INFINITY } : undefined
+          if (row) tracked.push(row)
+          start = i
+        }
+      }
+      if (inString) {
+        if (escaped) escaped = false
+        else if (b === BACKSLASH) escaped = true
+        else if (b === QUOTE) inString = false
+        continue
+      }
+      if (b === QUOTE) inString = true
+      else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+        if (inRow && b === OPEN_ARRAY) {
+          // The bracket belongs to its node; what it holds is one level deeper.
+          keep(chunk, start, i + 1)
+          level += 1
+          start = i + 1
+        }
+        depth += 1
+        if (phase === 'head' && depth === 2 && b === OPEN_ARRAY) phase = 'data'
+      } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        if (inRow && b === CLOSE_ARRAY) {
+          keep(chunk, start, i)
+          level -= 1
+          start = i
+        }
+        depth -= 1
+        if (phase === 'data' && depth === 1) {
+          phase = 'tail'
+          tail.push(chunk.subarray(i + 1))
+          break
+        }
+      }
+    }
+    if (inRow) keep(chunk, start, chunk.length)
+  }
+
+  // How many rows a cut keeps: the first ones, contiguous, within both limits.
+  const keptAt = (cut: number): number => {
+    let bytes = 0
+    let n = 0
+    for (const r of tracked) {
+      const size = sizeAt(r, cut)
+      if (bytes + size > limits.bytes) break
+      bytes += size
+      n += 1
+    }
+    return n
+  }
+  const whole = Math.max(1, ...tracked.map((r) => r.sizes.length))
+  let cut = whole
+  for (let c = whole - 1; c >= 1; c--) if (keptAt(c) > keptAt(cut)) cut = c
+  const kept = keptAt(cut)
+  const rows = tracked.slice(0, kept).map((r) => Buffer.concat(r.parts.filter((p) => p.level < cut).map((p) => p.bytes)))
+  const wasCut = tracked.slice(0, kept).some((r) => r.sizes.length > cut)
+  const leftOut = kept < total ? tracked[kept] : undefined
+  return {
+    rows,
+    total,
+    ...(leftOut !== undefined ? { firstLeftOutBytes: sizeAt(leftOut, cut) } : {}),
+    errors: tailErrors(tail),
+    ...(wasCut ? { cutLevel: cut } : {}),
+  }
+}

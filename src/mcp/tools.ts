@@ -8,7 +8,8 @@ import { describeParam, periodParams } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
 import { envelope } from '../pipeline/envelope.js'
 import type { Executor } from '../serving/executor.js'
-import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound } from './bound.js'
+import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound, boundTree } from './bound.js'
+import type { BoundedTree } from './bound.js'
 
 interface Argument {
   readonly name: string
@@ -40,6 +41,10 @@ function fieldsOf(e: Endpoint): string[] {
 export function toolOf(e: Endpoint): Tool {
   const args = argumentsOf(e)
   const full = e.response.full ? ' With `full` each row is the full form (larger; attachments in Base64).' : ''
+  const tree = treeOf(e)
+  const rows = tree
+    ? ` Rows are the top nodes of the tree; a group holds its children in ${tree.children}. When the top nodes do not fit, children are cut at the deepest level that lets them fit: a group of that level shows ${tree.children}: [] (never empty otherwise) and the answer names the level; ask with ${tree.open}=<a group's name> to open one.`
+    : ''
   return {
     name: e.service,
     title: e.returns,
@@ -47,11 +52,13 @@ export function toolOf(e: Endpoint): Tool {
       `${e.returns}: the answer of GET /main/hs/${e.service}/get, as {"data": [...], "errors": [...]}. ` +
       `Rows print the fields ${fieldsOf(e).join(', ')}.${full} ` +
       `Every argument is optional; problems with a value are reported in "errors", not refused. ` +
-      `At most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows per answer: when more match, the answer says how many were left out; narrow the query with the filters.`,
+      `At most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows per answer: when more match, the answer says how many were left out; narrow the query with the filters.${rows}`,
     inputSchema: { type: 'object', properties: Object.fromEntries(args.map((a) => [a.name, a.schema])), additionalProperties: false },
     annotations: { title: e.returns, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   }
 }
+
+const treeOf = (e: Endpoint) => (e.kind === 'computed' ? e.tree : undefined)
 
 const textOf = (value: unknown): string | undefined => {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value)
@@ -65,6 +72,8 @@ export interface CallOptions {
   /** The text of an unexpected failure, as the API's 500 prints it. */
   readonly errorText: (err: unknown) => string
   readonly onError?: (err: unknown, service: string) => void
+  /** The bound of an answer (default ROW_LIMIT rows, BYTE_LIMIT bytes); tests lower it. */
+  readonly limits?: { readonly rows: number; readonly bytes: number }
 }
 
 const refuse = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] })
@@ -73,6 +82,7 @@ const refuse = (text: string): CallToolResult => ({ isError: true, content: [{ t
 export async function callTool(e: Endpoint, input: Record<string, unknown> | undefined, options: CallOptions, signal: AbortSignal): Promise<CallToolResult> {
   const args = argumentsOf(e)
   const names = new Set(args.map((a) => a.name))
+  const limits = options.limits ?? { rows: ROW_LIMIT, bytes: BYTE_LIMIT }
   const pairs = new Map<string, string>()
   const unknown: string[] = []
   for (const [name, value] of Object.entries(input ?? {})) {
@@ -90,7 +100,7 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   try {
     const query = new URLSearchParams([...pairs]).toString()
     const body = await options.executor.execute({ service: e.service, query, now: options.now() }, { signal, gone: () => signal.aborted })
-    result = await bound(body)
+    result = (treeOf(e) ? await boundTree(body, limits) : await bound(body, limits)) as BoundedTree
   } catch (err) {
     options.onError?.(err, e.service)
     return refuse(JSON.stringify({ error: options.errorText(err) }))
@@ -102,16 +112,28 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   if (left > 0) {
     const full = e.params.find((p) => p.name === 'full' && p.stage === 'option')
     const fullOn = full !== undefined && 'truthy' in full && isIn(full.truthy, pairs.get('full') ?? '')
-    notes.push(leftOutNote(result.rows.length, result.total, result.firstLeftOutBytes, args, pairs, fullOn))
+    notes.push(leftOutNote(result.rows.length, result.total, result.firstLeftOutBytes, args, pairs, fullOn, limits))
   }
+  const tree = treeOf(e)
+  if (tree && result.cutLevel !== undefined) notes.push(cutNote(e.service, tree, result.cutLevel, args.filter((a) => a.filter && a.name !== tree.open && !pairs.has(a.name)).map((a) => a.name)))
   if (result.errors.length > errors.length) notes.push(`${result.errors.length - errors.length} more "errors" entries left out.`)
   if (notes.length > 0) content.push({ type: 'text', text: notes.join(' ') })
   return { content }
 }
 
+/** What a tree answer with cut children shows, and how to open a cut group. */
+function cutNote(service: string, tree: { children: string; open: string }, level: number, narrowers: readonly string[]): string {
+  const which = level === 1 ? 'The top groups are' : `Groups at level ${level} (the top is level 1) are`
+  const narrow = narrowers.length > 0 ? ` Or narrow the query with any of: ${narrowers.join(', ')}.` : ''
+  return (
+    `${which} shown without their children (${tree.children}: []) to fit the bound; ` +
+    `ask ${service} with ${tree.open}=<name> to open one (the elements directly in the groups of that name, with the groups above them).${narrow}`
+  )
+}
+
 /** How many rows the answer left out and which arguments, not yet given, would narrow it. */
-function leftOutNote(kept: number, total: number, firstLeftOutBytes: number | undefined, args: readonly Argument[], given: ReadonlyMap<string, string>, fullOn: boolean): string {
-  const parts = [`Showing ${kept} of ${total} rows: ${total - kept} rows left out (an answer carries at most ${ROW_LIMIT} rows and ${BYTE_LIMIT} bytes of rows).`]
+function leftOutNote(kept: number, total: number, firstLeftOutBytes: number | undefined, args: readonly Argument[], given: ReadonlyMap<string, string>, fullOn: boolean, limits: { rows: number; bytes: number }): string {
+  const parts = [`Showing ${kept} of ${total} rows: ${total - kept} rows left out (an answer carries at most ${limits.rows} rows and ${limits.bytes} bytes of rows).`]
   if (kept === 0 && firstLeftOutBytes !== undefined) parts.push(`The first row alone is ${firstLeftOutBytes} bytes.`)
   const narrowers = args.filter((a) => a.filter && !given.has(a.name)).map((a) => a.name)
   if (narrowers.length > 0) parts.push(`To narrow the query, add any of: ${narrowers.join(', ')}.`)

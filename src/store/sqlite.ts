@@ -101,7 +101,7 @@ export class SqliteStore implements SqlPort {
   constructor(path: string, options: SqliteOptions = {}) {
     this.readonly = options.readonly ?? false
     if (!this.readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-    if (this.readonly && !existsSync(path)) throw new Error(`database not found: ${path}`)
+    if (this.readonly && !existsSync(path)) throw new Error(`store missing: ${path}`)
     this.db = new Database(path, {
       readonly: this.readonly,
       fileMustExist: this.readonly,

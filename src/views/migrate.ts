@@ -82,7 +82,7 @@ export async function migrate(sql: SqlPort, views: ViewCatalog, options: Migrate
   await sql.exec(tables.map((t) => tableDdl(t, sql.dialect)).join('\n'))
   const version = await getMeta(sql, 'schema_version')
   if (version !== undefined && version !== String(SCHEMA_VERSION)) {
-    throw new Error(`the database has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new database`)
+    throw new Error(`the store has schema version ${version}; this docgate needs ${SCHEMA_VERSION}: import the data into a new store`)
   }
   await setMeta(sql, 'schema_version', String(SCHEMA_VERSION))
   // Pages of another layout may lack a column; every read model is rebuilt then (PAGES_VERSION is in its signature), pages and all.

@@ -84,9 +84,9 @@ describe('docgate CLI', () => {
     assert.match(r.stderr, /^docgate: unknown method\(s\) nothing; known: /)
   })
 
-  it('serve fails fast with one line when the database does not exist', () => {
+  it('serve fails fast with one line when the store does not exist, in sync\'s words (store missing)', () => {
     const r = docgate(['serve', '--db', join(dir, 'missing.db'), '--port', '0'])
     assert.equal(r.status, 1)
-    assert.match(r.stderr, /^docgate: database not found: /)
+    assert.match(r.stderr, /^docgate: store missing: .*missing\.db\n$/)
   })
 })

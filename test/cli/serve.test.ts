@@ -43,6 +43,25 @@ describe('docgate serve', () => {
     await assert.rejects(fetch(`${url}/main/hs/health`, { headers: auth }))
   })
 
+  it('writes one time format: the access log and the other log lines carry ISO times', async () => {
+    const db = join(tempDir(), 'times.db')
+    const sql = await openWritable(db)
+    await putUser(sql, 'оператор', await hashPassword('пароль', { logN: 10 }), ['*'])
+    await sql.close()
+    const server = startServe(['--db', db, '--port', '0'], { DOCGATE_LOG_LEVEL: 'info' })
+    const [, url] = await server.until(LISTENING)
+    assert.equal((await fetch(`${url}/main/hs/health`, { headers: basic('оператор', 'пароль') })).status, 200)
+    server.child.kill('SIGTERM')
+    assert.equal((await server.exited)[0], 0)
+    const lines = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+    const access = lines.find((l) => l.service === 'health' && l.status === 200)
+    const stopping = lines.find((l) => l.msg === 'stopping: finishing in-flight requests')
+    assert.ok(access && stopping, server.output())
+    const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+    assert.match(String(access.time), ISO)
+    assert.match(String(stopping.time), ISO)
+  })
+
   it('refuses a store whose read models an earlier docgate wrote, naming the command that updates it', async () => {
     const db = join(tempDir(), 'old.db')
     const sql = await openWritable(db)

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { warehousesFixture } from '../fixtures/warehouses.js'
 import { BACKENDS, READER, basic, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
+import { failingReads } from '../support/failing-sql.js'
+import { filledStore, listenLive } from '../support/live.js'
+import type { LiveServer } from '../support/live.js'
 
 const REALM = 'Basic realm="docgate", charset="UTF-8"'
 const CYRILLIC = { name: 'Иванов Иван', password: 'пароль№1' }
@@ -129,4 +133,94 @@ for (const backend of BACKENDS) describe(`${backend}: HTTP: authentication, head
     assert.ok(health.body.length > 0)
     assert.throws(() => JSON.parse(health.body))
   })
+})
+
+/** Sends `bytes` as they are on a new connection (fetch and inject would percent-encode) and reads until the server closes. */
+function rawRequest(url: string, bytes: Buffer): Promise<string> {
+  const { hostname, port } = new URL(url)
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    const socket = connect(Number(port), hostname, () => socket.end(bytes))
+    socket.on('data', (c: Buffer) => chunks.push(c)).on('error', reject).on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+  })
+}
+
+describe('HTTP: a request the HTTP parser refuses gets the API\'s error shape', () => {
+  let server: LiveServer
+  before(async () => {
+    server = await listenLive(await filledStore('sqlite', warehousesFixture, [READER]))
+  })
+  after(() => server.close())
+
+  const answer = (raw: string) => {
+    const [head, body] = raw.split('\r\n\r\n') as [string, string]
+    const [status, ...lines] = head.split('\r\n')
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]))
+    return { status, headers, body }
+  }
+  const auth = basic(READER.name, READER.password).authorization
+
+  it('raw UTF-8 in the query: 400 {"error"} with the percent-encoding hint and every answer\'s headers', async () => {
+    const raw = await rawRequest(server.url, Buffer.from(`GET /main/hs/warehouses/get?name=склад HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\n\r\n`, 'utf8'))
+    const { status, headers, body } = answer(raw)
+    assert.equal(status, 'HTTP/1.1 400 Bad Request')
+    assert.equal(body, '{"error":"the request target is not valid: percent-encode query values (UTF-8), e.g. name=%D1%81%D0%BA%D0%BB%D0%B0%D0%B4"}')
+    assert.equal(headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(headers['content-length'], String(Buffer.byteLength(body)))
+    assert.equal(headers['cache-control'], 'no-store')
+    assert.equal(headers['x-content-type-options'], 'nosniff')
+    assert.match(headers['x-request-id']!, /^[0-9a-f-]{36}$/)
+    assert.equal(headers.connection, 'close')
+    // Sent percent-encoded, the same query is an ordinary request.
+    const encoded = await fetch(`${server.url}/main/hs/warehouses/get?name=%D1%81%D0%BA%D0%BB%D0%B0%D0%B4`, { headers: basic(READER.name, READER.password) })
+    assert.equal(encoded.status, 200)
+  })
+
+  it('raw UTF-8 in the path and a raw space in the target: 400 {"error"} too', async () => {
+    const path = answer(await rawRequest(server.url, Buffer.from('GET /main/hs/склад/get HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8')))
+    assert.equal(path.status, 'HTTP/1.1 400 Bad Request')
+    assert.equal(JSON.parse(path.body).error, 'the request target is not valid: percent-encode query values (UTF-8), e.g. name=%D1%81%D0%BA%D0%BB%D0%B0%D0%B4')
+    const space = answer(await rawRequest(server.url, Buffer.from('GET /main/hs/warehouses/get?name=a b HTTP/1.1\r\nHost: x\r\n\r\n')))
+    assert.equal(space.status, 'HTTP/1.1 400 Bad Request')
+    assert.equal(space.body, '{"error":"the request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the request target (UTF-8)"}')
+    assert.equal(space.headers['cache-control'], 'no-store')
+  })
+
+  it('headers over the limit: 431 {"error"}', async () => {
+    const raw = await rawRequest(server.url, Buffer.from(`GET /main/hs/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
+    const { status, body, headers } = answer(raw)
+    assert.equal(status, 'HTTP/1.1 431 Request Header Fields Too Large')
+    assert.equal(body, '{"error":"the request headers are too large"}')
+    assert.equal(headers['x-content-type-options'], 'nosniff')
+  })
+})
+
+describe('HTTP: a 500 caused by the store or the network says so in the API\'s words', () => {
+  const CASES: [string, string][] = [
+    ['connect ECONNREFUSED 127.0.0.1:5432', 'the store is unavailable'],
+    ['connect ETIMEDOUT 10.0.0.7:5432', 'the store is unavailable'],
+    ['getaddrinfo ENOTFOUND db.internal.example', 'the store is unavailable'],
+    ['terminating connection due to administrator command', 'the store is unavailable'],
+    ['Connection terminated unexpectedly', 'the store is unavailable'],
+    ['timeout exceeded when trying to connect', 'the store is unavailable'],
+    ['password authentication failed for user "docgate"', 'the store is unavailable'],
+    ['database is locked', 'the store is busy'],
+    // Any other failure keeps its message (paths cut), as before.
+    ['database disk image is malformed', 'database disk image is malformed'],
+  ]
+  for (const [driver, api] of CASES) {
+    it(`${driver} → ${api}`, async () => {
+      const app = await startApp(warehousesFixture, { wrapSql: failingReads(() => true, driver) })
+      try {
+        const data = await app.get('/main/hs/warehouses/get', { ...basic(READER.name, READER.password), 'x-request-id': 'r-1' })
+        assert.equal(data.status, 500)
+        assert.deepEqual(data.json, { error: `${api}; request id r-1` })
+        const health = await app.get('/main/hs/health', { ...basic(READER.name, READER.password), 'x-request-id': 'r-2' })
+        assert.equal(health.status, 500)
+        assert.equal(health.body, `${api}; request id r-2`)
+      } finally {
+        await app.close()
+      }
+    })
+  }
 })

@@ -292,6 +292,6 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
 
 describe('worker pool start', () => {
   it('fails with one line when the store cannot be opened', async () => {
-    await assert.rejects(WorkerPool.start({ db: '/nonexistent/docgate.db', size: 2, timeLimitMs: 0 }), { message: 'database not found: /nonexistent/docgate.db' })
+    await assert.rejects(WorkerPool.start({ db: '/nonexistent/docgate.db', size: 2, timeLimitMs: 0 }), { message: 'store missing: /nonexistent/docgate.db' })
   })
 })

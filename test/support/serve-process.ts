@@ -20,8 +20,9 @@ export interface ServeProcess {
   errors(): string
 }
 
-export function startServe(args: readonly string[]): ServeProcess {
-  const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' } })
+/** `env` adds to (or overrides) the child's environment, e.g. `DOCGATE_LOG_LEVEL`. */
+export function startServe(args: readonly string[], env: Record<string, string> = {}): ServeProcess {
+  const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn', ...env } })
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c.toString()))
   let err = ''
