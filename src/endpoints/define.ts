@@ -127,6 +127,12 @@ export interface ListEndpoint extends Declared {
    * is built per request by `fullPage`.
    */
   readonly fullStored?: (ctx: RequestContext) => boolean
+  /**
+   * Whether this request reads its rows in one statement rather than a page of 500 at a time:
+   * its selection is a lookup that each page would make again (specifications' `material`
+   * through the index of its rows), and its forms read best for the whole list at once.
+   */
+  readonly onePage?: (ctx: RequestContext) => boolean
   /** Dependencies of the full form beyond the source's own columns and tabular parts (views/rebuild.ts). */
   readonly fullTraces?: readonly FullTrace[]
 }

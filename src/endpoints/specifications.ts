@@ -21,17 +21,39 @@ import type { Dialect } from '../store/sql.js'
 import { YES } from './define.js'
 import type { ListEndpoint, ParamContext } from './define.js'
 import type { RequestContext } from '../views/define.js'
-import { allOf, deliveryInRange, hasRow, joinedForm, materialsForm, readJoinedMaterials, readMaterials, rowFilter, rowsContain } from './shared/spec-materials.js'
+import {
+  allOf,
+  deliveryInRange,
+  hasRow,
+  holdsMaterial,
+  joinedForm,
+  materialNeedle,
+  materialsForm,
+  readJoinedMaterials,
+  readMatchingMaterials,
+  readMaterials,
+  rowFilter,
+  rowsContain,
+} from './shared/spec-materials.js'
 import type { JoinedMaterials, RowFilter } from './shared/spec-materials.js'
 import { refsOf } from '../store/by-owner.js'
 import { ROW_SEPARATOR, SPEC_MATERIAL_ROWS } from './shared/spec-material-rows.js'
 import { shortOf, text, tryPart } from './shared/tabular.js'
 
 const KEYS = ['code', 'name', 'material', 'ngroup']
+/** Filters that narrow the specifications `material` selects (`month` counts only with `year`). */
+const NARROWING = ['code', 'name', 'year']
 
 /** Without `full`, the rows of the query join: one row must satisfy every given row filter. */
 const joinedRows = (dialect: Dialect, ctx: Pick<RequestContext, 'options' | 'values'>): RowFilter | undefined =>
   ctx.options.full === true ? undefined : rowFilter(dialect, ctx.values.get('material'), ctx.values.get('ngroup'))
+
+/**
+ * `material` alone without `full` (the rows it prints are its matches): its folded needle
+ * when the index of the ready rows finds them (shared/spec-materials.ts materialNeedle).
+ */
+const indexedMaterial = (ctx: Pick<RequestContext, 'options' | 'values'>): string | undefined =>
+  ctx.options.full === true || ctx.values.has('ngroup') ? undefined : materialNeedle(ctx.values.get('material'))
 
 /**
  * Rule 6: the selection made by `material` or `ngroup` (whichever `own` is). One of them
@@ -40,6 +62,8 @@ const joinedRows = (dialect: Dialect, ctx: Pick<RequestContext, 'options' | 'val
  * narrow and an EXISTS over the rows decides.
  */
 function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamContext): Condition | undefined {
+  const needle = own === 'material' ? indexedMaterial(ctx) : undefined
+  if (needle !== undefined) return holdsMaterial(ctx.dialect, needle)
   const both = ctx.options.full !== true && ctx.values.has('material') && ctx.values.has('ngroup')
   // Without `full`, `material` emits the one joined-row condition for both.
   if (both && own === 'ngroup') return undefined
@@ -147,6 +171,9 @@ export const specifications: ListEndpoint = {
   // The stored form lists every materials row; without `full`, `material`/`ngroup` keep only
   // the matching rows, which fullPage builds per request.
   fullStored: (ctx) => ctx.options.full === true,
+  // The index names the matching rows of the whole list at once: read in one statement, not
+  // one per page of 500 (each would look them up again).
+  onePage: (ctx) => indexedMaterial(ctx) !== undefined,
   // НоменклатурнаяГруппа of a row is the group of the row's nomenclature.
   fullTraces: [
     {
@@ -162,7 +189,14 @@ export const specifications: ListEndpoint = {
     // The import's form (all rows, the stored full form) stays a value built from the rows,
     // as full-forms.ts `readyForm` stores values.
     if (ctx.options.full !== true) {
-      const joined = await readJoinedMaterials(ctx.sql, refsOf(rows), ctx.values.get('material'), ctx.values.get('ngroup'))
+      // `material` alone selects the specifications of the index's matching rows: those rows,
+      // read once for the whole list. Narrowed by other filters (or beyond the index): each
+      // page's own rows, tested.
+      const needle = indexedMaterial(ctx)
+      const joined =
+        needle !== undefined && !NARROWING.some((k) => ctx.values.has(k))
+          ? await readMatchingMaterials(ctx.sql, needle)
+          : await readJoinedMaterials(ctx.sql, refsOf(rows), ctx.values.get('material'), ctx.values.get('ngroup'))
       return (row) => {
         let found: JoinedMaterials | undefined
         try {

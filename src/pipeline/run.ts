@@ -22,6 +22,8 @@ import { planQuery } from '../endpoints/plan.js'
 export type Body = Buffer | AsyncIterable<Buffer>
 
 const PAGE = 500
+/** The LIMIT of a list read in one statement (ListEndpoint.onePage). */
+const ONE_PAGE = 2 ** 31 - 1
 
 export interface RunOptions {
   readonly sql: SqlPort
@@ -114,8 +116,10 @@ function fitsLoop(first: readonly StoredPage[], more: boolean): boolean {
 async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal }: RunOptions, loopOnly: boolean): Promise<Body | null> {
   const { req, ctx, full, stored, built, plan, postFilters, range } = decided
   const keys = plan.orderBy.map((k) => k.column)
+  // Rows read for forms built here (or filtered here), a page at a time unless the endpoint says one.
+  const rowsPage = built && ep.onePage?.(ctx) === true ? ONE_PAGE : PAGE
   const fetch = async (after?: readonly SqlValue[]) => {
-    const { sql: text, params } = compilePage(plan, sql.dialect, PAGE, after)
+    const { sql: text, params } = compilePage(plan, sql.dialect, rowsPage, after)
     return sql.all<Row>(text, params)
   }
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
@@ -160,7 +164,7 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
     return joined(first)
   }
   const first = await fetch()
-  if (!full && first.length < PAGE) {
+  if (!full && first.length < rowsPage) {
     const parts: Buffer[] = [OPEN_ROWS]
     const kept = keep(first)
     for (const row of kept) {
@@ -257,7 +261,7 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
         }
       }
       const last = page.at(-1)
-      if (page.length < PAGE || !last) break
+      if (page.length < rowsPage || !last) break
       page = await fetch(keys.map((k) => last[k] as SqlValue))
     }
     counted?.(count)

@@ -10,13 +10,17 @@
 // Only what is asked again is kept: a request is remembered on its first asking (no store
 // read), and its answer kept from the second asking within the last SEEN distinct requests.
 // Answers asked once (random periods) would churn long-lived buffers through the collector
-// for nothing (decision "Ready pages kept in each serving thread"); and once the room is
-// taken, an answer gets in only in place of one unused for STALE_MS: more answers asked again
-// than the room holds (full orders over random periods, 280 MB of them) would otherwise
-// replace each other at every asking, each one built, copied and collected for nothing
-// (0.21 → 0.15 of the bare server). An answer whose `errors` is not empty is never kept: a
-// part that failed to read may read next time.
+// for nothing (decision "Ready pages kept in each serving thread"). When the room is taken,
+// what stays is what saves the most build time per byte (decision "Cold answers"): a new
+// answer takes the place of the kept answers least worth their bytes — those unused for
+// STALE_MS first, then those of least build time per byte — only when those of them used
+// within STALE_MS took less time to build, all together, than it did. Answers of equal worth
+// do not replace each other (full orders over random periods, 280 MB of them, would
+// otherwise be built, copied and collected at every asking: 0.21 → 0.15 of the bare server),
+// and a heavy answer asked again gets in though the room is busy with cheap ones. An answer
+// whose `errors` is not empty is never kept: a part that failed to read may read next time.
 import { Readable, Transform, pipeline } from 'node:stream'
+import { performance } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'
 import { isoDay, today } from '../values/dates.js'
 import { answersGen } from '../views/generation.js'
@@ -25,7 +29,7 @@ import type { DataRequest, Execution, Executor } from './executor.js'
 
 /** Requests remembered to admit an answer on its second asking. */
 const SEEN = 256
-/** Past three quarters of the room, an answer is kept only in place of one unused this long. */
+/** A kept answer unused this long saves nothing: it gives way first, whatever it cost. */
 const STALE_MS = 60_000
 /** The envelope's end when `errors` is empty (spec: every answer ends with its `errors`). */
 const NO_ERRORS = Buffer.from(',"errors":[]}')
@@ -34,13 +38,15 @@ const NO_ERRORS = Buffer.from(',"errors":[]}')
 interface Kept {
   readonly rows: number | undefined
   readonly bytes: Buffer
+  /** Milliseconds it took to build (a stream's until its end): what each asking saves. */
+  readonly cost: number
   used: number
 }
 
 export interface AnswerCacheOptions {
   /** Bytes of answers kept (0: none); one answer may take at most a quarter of them. */
   readonly bytes: number
-  /** Milliseconds (tests give their own). */
+  /** Milliseconds, for build times and staleness (tests give their own). */
   readonly clock?: () => number
 }
 
@@ -59,7 +65,7 @@ export interface AnswerCache extends Executor {
 }
 
 /** `inner` with its repeated answers kept (`bytes` > 0: `serve --answer-cache 0` uses `inner` itself). */
-export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date.now }: AnswerCacheOptions): AnswerCache {
+export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () => performance.now() }: AnswerCacheOptions): AnswerCache {
   if (!(bytes > 0)) throw new RangeError(`an answer cache of ${bytes} bytes keeps nothing`)
   const largest = Math.floor(bytes / 4)
   const kept = new LRUCache<string, Kept>({ maxSize: bytes, sizeCalculation: (k) => k.bytes.length + 1 })
@@ -68,11 +74,33 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
   let current = ''
   let hits = 0
   let misses = 0
-  /** Whether a new answer may be kept now: room to spare, or a stale one to give way. */
-  const admits = (at: number): boolean => {
-    if (kept.calculatedSize <= (bytes * 3) / 4) return true
-    const oldest = kept.rkeys().next()
-    return oldest.done === true || at - kept.peek(oldest.value)!.used > STALE_MS
+  /**
+   * The kept answers that give way to a new one of `size` (counted) bytes that took `cost` ms
+   * to build: none while it fits; else those unused for STALE_MS (oldest first), then those
+   * of least cost per byte (least recently used first among equals), until it fits. Undefined
+   * when it is not worth them: some victims were used within STALE_MS, and those took as much
+   * time to build, all together, as it did, or more.
+   */
+  const victimsFor = (size: number, cost: number, at: number): string[] | undefined => {
+    let short = kept.calculatedSize + size - bytes
+    if (short <= 0) return []
+    const stale = (k: Kept) => at - k.used > STALE_MS
+    // rkeys: least recently used first; the sort is stable.
+    const order = [...kept.rkeys()].map((key) => ({ key, k: kept.peek(key)! }))
+    order.sort((a, b) => Number(stale(b.k)) - Number(stale(a.k)) || (stale(a.k) ? 0 : a.k.cost / (a.k.bytes.length + 1) - b.k.cost / (b.k.bytes.length + 1)))
+    const victims: string[] = []
+    let fresh = 0
+    let lost = 0
+    for (const { key, k } of order) {
+      if (short <= 0) break
+      victims.push(key)
+      short -= k.bytes.length + 1
+      if (!stale(k)) {
+        fresh++
+        lost += k.cost
+      }
+    }
+    return fresh === 0 || lost < cost ? victims : undefined
   }
 
   return {
@@ -97,7 +125,6 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
         return known.bytes
       }
       misses++
-      if (!admits(clock())) return inner.execute(request, how)
       let rows: number | undefined
       const counted: Execution = {
         // A getter: the route makes its AbortSignal only when something asks for it.
@@ -110,12 +137,17 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
           how.rows?.(n)
         },
       }
+      const start = clock()
       const body = await inner.execute(request, counted)
       const keep = (answer: Buffer) => {
         // An answer that began under a generation since replaced is kept by no one.
-        if (gen === current && answer.length <= largest && answer.subarray(-NO_ERRORS.length).equals(NO_ERRORS)) {
-          kept.set(key, { rows, bytes: answer, used: clock() })
-        }
+        if (gen !== current || answer.length > largest || !answer.subarray(-NO_ERRORS.length).equals(NO_ERRORS)) return
+        const at = clock()
+        const cost = at - start
+        const victims = victimsFor(answer.length + 1, cost, at)
+        if (victims === undefined) return
+        for (const v of victims) kept.delete(v)
+        kept.set(key, { rows, bytes: answer, cost, used: at })
       }
       if (Buffer.isBuffer(body)) {
         keep(body)

@@ -158,8 +158,8 @@ describe('answers kept from streams', () => {
     assert.equal(inner.runs, 3)
   })
 
-  it('once three quarters full, keeps a new answer only in place of one unused for a minute; a new generation empties it', async () => {
-    // Every answer is 40 bytes (41 counted): five fill three quarters of 256.
+  it('when full, keeps a new answer only in place of answers unused for a minute or of less build time together; a new generation empties it', async () => {
+    // Every answer is 40 bytes (41 counted) and takes no time to build: six fill 256.
     const answerOf = (query: string) => Buffer.from(`{"data":[{"a":"${query.padEnd(9, '.')}"}]${ENDING}`)
     const inner = { runs: 0, execute: async (r: DataRequest) => (inner.runs++, answerOf(r.query)), close: async () => {} }
     let gen = '7'
@@ -167,26 +167,73 @@ describe('answers kept from streams', () => {
     let at = 0
     const cache = answerCache(inner, store, { bytes: 256, clock: () => at })
     const ask = async (query: string) => assert.equal((await cache.execute(req('payments', query), how)).toString(), answerOf(query).toString())
-    for (const q of ['a', 'b', 'c', 'd', 'e']) for (let i = 0; i < 3; i++) await ask(q)
-    assert.equal(inner.runs, 10)
+    for (const q of ['a', 'b', 'c', 'd', 'e', 'f']) for (let i = 0; i < 3; i++) await ask(q)
+    assert.equal(inner.runs, 12)
     at = 59_000
     await ask('a')
-    for (let i = 0; i < 3; i++) await ask('f')
-    assert.equal(inner.runs, 13)
-    // `b` was last used at 0: more than a minute ago at 60,001.
+    // `g` is worth no more than any of them: built at each asking.
+    for (let i = 0; i < 3; i++) await ask('g')
+    assert.equal(inner.runs, 15)
+    // `b` was last used at 0: more than a minute ago at 60,001, and gives way.
     at = 60_001
-    for (let i = 0; i < 3; i++) await ask('f')
-    assert.equal(inner.runs, 14)
-    for (const q of ['a', 'f']) await ask(q)
-    assert.equal(inner.runs, 14)
-    for (const q of ['b', 'c', 'd', 'e']) await ask(q)
-    assert.equal(inner.runs, 14)
+    for (let i = 0; i < 2; i++) await ask('g')
+    assert.equal(inner.runs, 16)
+    for (const q of ['a', 'g', 'c', 'd', 'e', 'f']) await ask(q)
+    assert.equal(inner.runs, 16)
     // Every answer kept is of generation 7, and was used just now: the new generation's take their room.
     gen = '8'
     for (const q of ['a', 'b', 'c', 'd', 'e']) await ask(q)
-    assert.equal(inner.runs, 19)
+    assert.equal(inner.runs, 21)
     for (const q of ['a', 'b', 'c', 'd', 'e']) await ask(q)
-    assert.equal(inner.runs, 19)
+    assert.equal(inner.runs, 21)
+  })
+
+  it('keeps a heavy answer asked again though cheaper answers used within the minute fill the room, by build time per byte', async () => {
+    // The issue's sequence in small: full orders of random periods (110 bytes, 5 ms each) fill
+    // the room, then the specifications of a material (240 bytes, 200 ms) and the warehouses
+    // (240 bytes, 1 ms) are asked again. Room 1,000 bytes; each answer counts one byte more.
+    const answers: Record<string, { size: number; ms: number }> = { spec: { size: 240, ms: 200 }, warehouses: { size: 240, ms: 1 } }
+    for (let i = 1; i <= 9; i++) answers[`o${i}`] = { size: 110, ms: 5 }
+    const answerOf = (query: string) => {
+      const body = Buffer.from(`{"data":[{"q":"${query}","x":""}]${ENDING}`)
+      const pad = answers[query]!.size - body.length
+      return Buffer.from(`{"data":[{"q":"${query}","x":"${'x'.repeat(pad)}"}]${ENDING}`)
+    }
+    let at = 0
+    const built: string[] = []
+    const inner = {
+      execute: async (r: DataRequest) => {
+        built.push(r.query)
+        at += answers[r.query]!.ms
+        return answerOf(r.query)
+      },
+      close: async () => {},
+    }
+    const cache = answerCache(inner, still, { bytes: 1000, clock: () => at })
+    const ask = async (query: string) => {
+      assert.equal((await text(await cache.execute(req('any', query), how))).length, answers[query]!.size)
+    }
+    for (let i = 1; i <= 8; i++) for (let n = 0; n < 2; n++) await ask(`o${i}`)
+    assert.equal(cache.stats.bytes, 888)
+    // Its second asking takes the place of o1 and o2: 10 ms of builds for 200.
+    for (let n = 0; n < 3; n++) await ask('spec')
+    assert.equal(cache.stats.bytes, 6 * 111 + 241)
+    // The warehouses would take the place of o3 and o4 (10 ms) and save 1 ms: not kept.
+    for (let n = 0; n < 3; n++) await ask('warehouses')
+    // o9 is worth what o3 is (5 ms for 111 bytes): equals do not replace each other.
+    for (let n = 0; n < 3; n++) await ask('o9')
+    // A minute on, only the specification and o5–o8 were used since: o3 and o4 give way to the warehouses.
+    at += 30_000
+    for (const q of ['spec', 'o5', 'o6', 'o7', 'o8']) await ask(q)
+    at += 30_001
+    await ask('warehouses')
+    // Kept: the specification, the warehouses and o5–o8; built again: the others.
+    built.length = 0
+    for (const q of ['spec', 'warehouses', 'o5', 'o6', 'o7', 'o8']) await ask(q)
+    assert.deepEqual(built, [])
+    assert.equal(cache.stats.bytes, 4 * 111 + 2 * 241)
+    for (const q of ['o1', 'o2', 'o3', 'o4', 'o9']) await ask(q)
+    assert.deepEqual(built, ['o1', 'o2', 'o3', 'o4', 'o9'])
   })
 
   it('counts its hits, its misses and the bytes it keeps in the metrics', async () => {

@@ -4,7 +4,10 @@
 // of reading the rows with their items and units and building each object in JS (issue
 // #12: 1.1 s for the 6 MB of `material=Кабель` at scale 100).
 // A read model of its own, rebuilt with the specification and whenever a row's item
-// (code, name, group), its group or its unit changes: the traces below.
+// (code, name, group), its group or its unit changes: the traces below. Its `material_f`
+// has a trigram index (store/trigram.ts), kept by the writer with the rows: the index from a
+// material's text to the rows, and so to the specifications, that hold it (`material`,
+// spec-materials.ts `specsWithMaterial`).
 import { fold } from '../../values/fold.js'
 import type { ReadModel } from '../../views/define.js'
 import { text } from './tabular.js'
@@ -52,7 +55,7 @@ export const FIELD_SEPARATOR = '\n'
 
 export const specMaterialRows: ReadModel = {
   table: SPEC_MATERIAL_ROWS,
-  version: 1,
+  version: 2,
   // `ref` is the owning specification: the import's traces and deletes work per owner.
   source: 'cat_specifications',
   rowKey: 'line',
@@ -66,6 +69,8 @@ export const specMaterialRows: ReadModel = {
     { name: 'ngroup_f', type: 'text' },
     { name: 'material_f', type: 'text' },
   ],
+  // `material`: the rows whose code or name holds the needle, through the index.
+  search: ['material_f'],
   select:
     's.ref, s.line, n.code, n.name, s.quantity, u.presentation AS unit, s.price, s.amount, g.presentation AS ngroup ' +
     'FROM (SELECT owner AS ref, line, nomenclature, quantity, unit, price, amount FROM cat_specifications_materials) s ' +

@@ -61,6 +61,38 @@ export function rowsContain(d: Dialect, own: 'material' | 'ngroup', value: strin
   return containsSql(d, { table: 'api_specifications', column, qualifier: 'api_specifications', indexed: false }, needle)
 }
 
+/**
+ * The folded `material` when it may be looked up through the index of the ready rows'
+ * `material_f` (spec-material-rows.ts): a row's code and name joined by FIELD_SEPARATOR, so
+ * a needle without it is in that text exactly when it is in the code or in the name (the
+ * rows `material` prints). Undefined for an empty needle (every row holds it) or one that
+ * holds the separator.
+ */
+export function materialNeedle(material: string | undefined): string | undefined {
+  if (material === undefined) return undefined
+  const needle = fold(material)
+  return needle === '' || needle.includes(FIELD_SEPARATOR) ? undefined : needle
+}
+
+/** The ready rows `r` whose code or name holds `needle` (materialNeedle): through the trigram index for 3+ characters, else a scan. */
+const rowsHolding = (d: Dialect, needle: string): { text: string; params: SqlValue[] } =>
+  containsSql(d, { table: SPEC_MATERIAL_ROWS, column: 'material_f', qualifier: 'r', indexed: true }, needle)
+
+/** Some ready row of the specification holds `needle` (materialNeedle): its rows as the index names them. */
+export function holdsMaterial(d: Dialect, needle: string): Condition {
+  const rows = rowsHolding(d, needle)
+  return { kind: 'sql', text: `api_specifications.ref IN (SELECT r.ref FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text})`, params: rows.params }
+}
+
+/** The specifications (refs, in order) that have a materials row whose code or name holds `material`, as the index names them. */
+export async function specsWithMaterial(sql: SqlPort, material: string): Promise<string[]> {
+  const needle = materialNeedle(material)
+  if (needle === undefined) throw new RangeError(`"${material}" is not looked up through the index`)
+  const rows = rowsHolding(sql.dialect, needle)
+  const found = await sql.all<{ ref: string }>(`SELECT DISTINCT r.ref FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref`, rows.params)
+  return found.map((r) => r.ref)
+}
+
 /** Conditions all of which must hold, as one. */
 export function allOf(parts: readonly { text: string; params: readonly SqlValue[] }[]): Condition {
   return { kind: 'sql', text: parts.map((p) => `(${p.text})`).join(' AND '), params: parts.flatMap((p) => p.params) }
@@ -169,6 +201,33 @@ export function readJoinedMaterials(
     `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r ` +
     `WHERE r.ref IN (${list})${tests.map((t) => ` AND ${t}`).join('')} ORDER BY r.ref, r.line) AS r GROUP BY owner`
   return readByOwner<JoinedMaterials>(sql, query, owners, params)
+}
+
+/**
+ * Every ready row whose code or name holds `needle` (materialNeedle), joined per
+ * specification in line order as readJoinedMaterials joins them: one statement through
+ * the index for a whole list, instead of a read of every row of its specifications.
+ */
+export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ByOwner<JoinedMaterials>> {
+  const d = sql.dialect
+  const rows = rowsHolding(d, needle)
+  const query =
+    `SELECT owner, ${d.bytes.select(d.concatPage('short', 'line'))} AS list, ${d.bytes.select(d.concatPage('part', 'line'))} AS parts FROM (` +
+    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner`
+  let found: Map<string, JoinedMaterials> | undefined
+  let failure: unknown
+  try {
+    const read = await sql.all<{ owner: string; list: unknown; parts: unknown }>(query, rows.params)
+    found = new Map(read.map((r) => [r.owner, { owner: r.owner, list: d.bytes.value(r.list), parts: d.bytes.value(r.parts) }]))
+  } catch (err) {
+    failure = err
+  }
+  // As readByOwner: an owner whose read failed throws its failure.
+  return (owner) => {
+    if (!found) throw failure
+    const joined = found.get(owner)
+    return joined ? [joined] : []
+  }
 }
 
 const LIST_KEY = Buffer.from(',"Материалы":')

@@ -1,0 +1,67 @@
+// The index from a material's text to the specifications whose rows hold it: the trigram
+// index of the ready rows' `material_f` (api_spec_material_rows), kept by the import in the
+// transaction that changes a row or what it prints, read by `material` without `full`.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { specsWithMaterial } from '../../src/endpoints/shared/spec-materials.js'
+import { SPEC_MATERIAL_ROWS } from '../../src/endpoints/shared/spec-material-rows.js'
+import { missingTrigramIndexes } from '../../src/store/trigram.js'
+import { productionFixture } from '../fixtures/production.js'
+import { BACKENDS, startApp } from '../support/app.js'
+import type { TestApp } from '../support/app.js'
+import { uuid } from '../support/refs.js'
+
+const refs = (...keys: string[]) => keys.map((k) => uuid(k)).sort()
+const codes = async (app: TestApp, query: string): Promise<string[]> => {
+  const answer = (await app.api(`/main/hs/specifications/get?${query}`)).json
+  assert.deepEqual(answer.errors, [])
+  return answer.data.map((s: { Код: string }) => s.Код)
+}
+const q = encodeURIComponent
+const row = (item: string, Количество: number) => ({ Номенклатура: uuid(item), Количество, ЕдиницаИзмерения: uuid('unit-pcs'), Цена: 10, Сумма: Количество * 10 })
+
+for (const backend of BACKENDS) {
+  describe(`specifications: the index of material texts (${backend})`, () => {
+    let app: TestApp
+    before(async () => {
+      app = await startApp(productionFixture, { backend })
+    })
+    after(() => app.close())
+
+    it('is a trigram index of the ready rows, and names the specifications whose rows hold a word', async () => {
+      assert.deepEqual(await missingTrigramIndexes(app.sql, [{ table: SPEC_MATERIAL_ROWS, search: ['material_f'] }]), [])
+      // Болт М12 is in С-004, С-005, С-006, С-009 and the deleted С-007 (which the list leaves out).
+      assert.deepEqual(await specsWithMaterial(app.sql, 'Болт'), refs('sp-bracket', 'sp-truss', 'sp-trestle', 'sp-archive', 'sp-beam'))
+      assert.deepEqual(await codes(app, `material=${q('Болт')}`), ['С-009', 'С-004', 'С-005', 'С-006'])
+      // Codes and names alike, any part of a word, folded (ё as е, any case).
+      assert.deepEqual(await specsWithMaterial(app.sql, 'э-00'), refs('sp-shield'))
+      assert.deepEqual(await specsWithMaterial(app.sql, 'ВВГ 3'), refs('sp-shield'))
+      assert.deepEqual(await specsWithMaterial(app.sql, 'сталь'), refs('sp-truss', 'sp-support-2'))
+      // Fewer than three characters have no trigram: the same answer by a scan.
+      assert.deepEqual(await specsWithMaterial(app.sql, '12'), refs('sp-bracket', 'sp-truss', 'sp-trestle', 'sp-archive', 'sp-beam'))
+      assert.deepEqual(await specsWithMaterial(app.sql, 'провод'), [])
+      // A needle spanning a code and a name is not a lookup of the index.
+      await assert.rejects(specsWithMaterial(app.sql, '0001\nкабель'), RangeError)
+    })
+
+    it('follows an import that changes a materials row, and one that renames its item', async () => {
+      // С-002's cable row becomes a bolt row; С-010 gets a cable row beside its sheet.
+      const report = await app.importMore([
+        { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-shield'), Код: 'С-002', Наименование: 'Щит распределительный', ЭтоГруппа: false, Материалы: [row('n-bolt', 3)] },
+        { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-support-2'), Код: 'С-010', Наименование: 'Опора', ЭтоГруппа: false, Материалы: [row('n-sheet', 2), row('n-cable', 7)] },
+      ])
+      assert.equal(report.ok, true)
+      assert.deepEqual(await specsWithMaterial(app.sql, 'кабель'), refs('sp-support-2'))
+      assert.deepEqual(await specsWithMaterial(app.sql, 'болт'), refs('sp-bracket', 'sp-truss', 'sp-trestle', 'sp-archive', 'sp-beam', 'sp-shield'))
+      assert.deepEqual(await codes(app, `material=${q('кабель')}`), ['С-010'])
+      // The pipe is renamed: С-001's row now holds "кабель" though the specification is unchanged.
+      const renamed = await app.importMore([
+        { type: 'Справочник.Номенклатура', ref: uuid('n-pipe'), Код: 'М-0001', Наименование: 'Кабель-канал 57', ЭтоГруппа: false, ЕдиницаИзмерения: uuid('unit-m') },
+      ])
+      assert.equal(renamed.ok, true)
+      assert.deepEqual(await specsWithMaterial(app.sql, 'кабель'), refs('sp-frame', 'sp-support-2'))
+      assert.deepEqual(await specsWithMaterial(app.sql, 'труба'), [])
+      assert.deepEqual(await codes(app, `material=${q('кабель')}`), ['С-010', 'С-001'])
+    })
+  })
+}
