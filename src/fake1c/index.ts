@@ -2,7 +2,8 @@
 // through its standard OData interface (sync.md §3) — JSON only with `$format=json`, EDMX
 // `$metadata`, `$filter`/`$orderby`/`$select`/`$top`/`$skip`, odata.error bodies, УПП's
 // names and shapes — with faults to inject. Tests, benchmarks and the README's walk-through
-// sync from it.
+// sync from it. The infobase is held in memory (memory.ts, `objects`) or read from a docgate
+// store page by page (store.ts, `store`); this file is the HTTP side both share.
 import { createServer } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
