@@ -2,16 +2,17 @@
 // through its standard OData interface (sync.md §3) — JSON only with `$format=json`, EDMX
 // `$metadata`, `$filter`/`$orderby`/`$select`/`$top`/`$skip`, odata.error bodies, УПП's
 // names and shapes — with faults to inject. Tests, benchmarks and the README's walk-through
-// sync from it.
+// sync from it. The infobase is held in memory (memory.ts, `objects`) or read from a docgate
+// store page by page (store.ts, `store`); this file is the HTTP side both share.
 import { createServer } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import { edmx } from './edmx.js'
-import type { EntityDecl } from './edmx.js'
-import { QueryError, compileFilter, parseOrderBy } from './query.js'
-import { EMPTY_DATE, REGISTERS, date, otherDocument, setOf, shapes } from './upp.js'
-import type { Obj, RegisterShape, Shape } from './upp.js'
+import type { Backend } from './backend.js'
+import { memoryBackend } from './memory.js'
+import { QueryError } from './query.js'
+import { storeBackend } from './store.js'
+import type { SqlPort } from '../store/sql.js'
 
 export interface FakeFaults {
   /** The first request is answered after this delay (1C opening a session). */
@@ -29,7 +30,12 @@ export interface FakeFaults {
 }
 
 export interface FakeOptions {
-  readonly objects: Iterable<Record<string, unknown>>
+  /** The objects of an infobase held in memory (put and remove change it); or */
+  readonly objects?: Iterable<Record<string, unknown>>
+  /** a docgate store, read page by page as requests ask (read-only; closed with the fake). */
+  readonly store?: SqlPort
+  /** Keep every request in `requests` (default true); false keeps the counts only. */
+  readonly log?: boolean
   readonly user?: string
   readonly password?: string
   readonly custom?: boolean
@@ -54,228 +60,16 @@ export interface Fake1C {
   put(object: Record<string, unknown>): void
   remove(ref: string): void
   readonly requests: RequestLog[]
+  /** Requests served and answer bytes sent, kept also when `log` is false. */
+  readonly served: { requests: number; bytes: number }
   readonly maxInFlight: number
   faults: FakeFaults
   close(): Promise<void>
 }
 
-interface Entry {
-  readonly ref: string
-  readonly entity: Obj
-  readonly cache: Map<string, string>
-  /** 1C's own order for `$orderby=Ref_Key`: name then code, or date then number. */
-  readonly order: string
-}
-
-interface EntitySet {
-  readonly name: string
-  readonly kind: 'catalog' | 'document' | 'records' | 'rows'
-  readonly props: Set<string>
-  readonly entries: () => Entry[]
-  readonly byKey: (key: string) => Entry | undefined
-  /** The entries whose key (Ref_Key or Recorder) is `key`: what `Key eq guid'…' or …` selects. */
-  readonly ofKey: (key: string) => Entry[]
-}
-
 const ROOT_PATH = '/base/odata/standard.odata'
-
-class Versions {
-  #n = 0
-  next(): string {
-    const b = Buffer.alloc(8)
-    b.writeUInt32BE(++this.#n, 0)
-    return b.toString('base64')
-  }
-}
-
-const entry = (ref: string, entity: Obj, order: string): Entry => ({ ref, entity, cache: new Map(), order })
-
-class Infobase {
-  readonly shapes = new Map<string, Shape>()
-  readonly objects = new Map<string, Map<string, Entry>>() // set → ref → entry
-  readonly where = new Map<string, string>() // ref → set
-  readonly docDates = new Map<string, string>() // document ref → Date
-  /** register set → recorder ref → { set of the recorder, the docgate record set } */
-  readonly records = new Map<string, Map<string, { recorderSet: string; source: Obj; rows: Obj[] }>>()
-  readonly versions = new Versions()
-  readonly sorted = new Map<string, Entry[]>()
-  #metadata: string | undefined
-
-  constructor(
-    readonly custom: boolean,
-    readonly today: string,
-  ) {
-    for (const s of shapes(custom, today)) this.shapes.set(s.set, s)
-    for (const s of this.shapes.keys()) this.objects.set(s, new Map())
-    for (const r of REGISTERS) this.records.set(r.set, new Map())
-  }
-
-  changed(set: string): void {
-    for (const k of [...this.sorted.keys()]) if (k.startsWith(`${set}\u0000`)) this.sorted.delete(k)
-  }
-
-  shapeFor(type: string): Shape | undefined {
-    const set = setOf(type)
-    let shape = this.shapes.get(set)
-    if (!shape && set.startsWith('Document_')) {
-      shape = otherDocument(set.slice('Document_'.length))
-      this.shapes.set(set, shape)
-      this.objects.set(set, new Map())
-      this.#metadata = undefined
-    }
-    return shape
-  }
-
-  put(o: Obj): void {
-    const type = String(o.type)
-    if (type.startsWith('РегистрНакопления.')) return this.putRecords(o)
-    const shape = this.shapeFor(type)
-    if (!shape) throw new Error(`fake 1C: no entity set for ${type}`)
-    const ref = String(o.ref)
-    const fields = shape.fields(o)
-    const entity: Obj = { Ref_Key: ref, DataVersion: this.versions.next(), ...fields }
-    for (const p of shape.parts) entity[p.name] = p.rows(o)
-    const order = shape.kind === 'catalog' ? `${String(fields.Description ?? '')}\u0000${String(fields.Code ?? '')}` : `${String(fields.Date)}\u0000${String(fields.Number)}`
-    this.objects.get(shape.set)!.set(ref, entry(ref, entity, order))
-    this.where.set(ref, shape.set)
-    this.changed(shape.set)
-    if (shape.kind === 'document') {
-      this.docDates.set(ref, String(fields.Date))
-      // Unposting clears the document's movements, as 1C does.
-      if (o['Проведен'] === false) for (const r of REGISTERS) this.dropSet(r.set, ref)
-      else this.refreshRows(ref)
-      if (type === 'Документ.ЗаявкаНаРасходованиеСредств') this.selfRecord(o)
-    }
-  }
-
-  /** УПП: a posted expense request records its own Receipt set in ЗаявкиНаРасходованиеСредств. */
-  selfRecord(o: Obj): void {
-    const reg = REGISTERS[1]!
-    if (o['Проведен'] !== true) return this.dropSet(reg.set, String(o.ref))
-    this.putRecords({
-      type: reg.type,
-      Регистратор: { type: o.type, ref: o.ref },
-      Движения: [{ ЗаявкаНаРасходование: o.ref, Сумма: o['СуммаДокумента'], ВидДвижения: 'Receipt' }],
-    })
-  }
-
-  putRecords(o: Obj): void {
-    const reg = REGISTERS.find((r) => r.type === o.type)
-    if (!reg) throw new Error(`fake 1C: no register for ${String(o.type)}`)
-    const recorder = o['Регистратор'] as { type: string; ref: string }
-    const moves = Array.isArray(o['Движения']) ? (o['Движения'] as Obj[]) : []
-    if (moves.length === 0) return this.dropSet(reg.set, recorder.ref)
-    this.records.get(reg.set)!.set(recorder.ref, { recorderSet: setOf(recorder.type), source: o, rows: this.rowsOf(reg, o, recorder.ref) })
-    this.changed(reg.set)
-    this.changed(`${reg.set}_RecordType`)
-  }
-
-  rowsOf(reg: RegisterShape, o: Obj, recorder: string): Obj[] {
-    const moves = o['Движения'] as Obj[]
-    const when = this.docDates.get(recorder) ?? date((moves[0] ?? {})['Период'] ?? EMPTY_DATE)
-    return reg.rows(o, when)
-  }
-
-  /** A document put after its record sets: their Periods follow its date. */
-  refreshRows(recorder: string): void {
-    for (const reg of REGISTERS) {
-      const set = this.records.get(reg.set)!.get(recorder)
-      if (set) {
-        set.rows = this.rowsOf(reg, set.source, recorder)
-        this.changed(reg.set)
-        this.changed(`${reg.set}_RecordType`)
-      }
-    }
-  }
-
-  dropSet(register: string, recorder: string): void {
-    if (this.records.get(register)!.delete(recorder)) {
-      this.changed(register)
-      this.changed(`${register}_RecordType`)
-    }
-  }
-
-  remove(ref: string): void {
-    const set = this.where.get(ref)
-    if (set) {
-      this.objects.get(set)!.delete(ref)
-      this.where.delete(ref)
-      this.changed(set)
-    }
-    for (const r of REGISTERS) this.dropSet(r.set, ref)
-  }
-
-  decls(hidden: ReadonlySet<string>): EntityDecl[] {
-    const out: EntityDecl[] = []
-    for (const s of this.shapes.values()) {
-      if (hidden.has(s.set)) continue
-      out.push({
-        set: s.set,
-        keys: ['Ref_Key'],
-        props: [{ name: 'Ref_Key', type: 'Edm.Guid' }, { name: 'DataVersion', type: 'Edm.String' }, ...s.props],
-        collections: s.parts.map((p) => ({ name: p.name, rowType: `${s.set}_${p.name}_RowType`, props: p.props })),
-      })
-    }
-    for (const r of REGISTERS) {
-      if (hidden.has(r.set)) continue
-      const rowProps = r.props.filter((p) => p.name !== 'Recorder' && p.name !== 'Recorder_Type')
-      out.push({
-        set: r.set,
-        keys: ['Recorder', 'Recorder_Type'],
-        props: r.props.slice(0, 2),
-        collections: [{ name: 'RecordSet', rowType: `${r.set}_RowType`, props: rowProps }],
-      })
-      out.push({ set: `${r.set}_RecordType`, keys: ['Recorder', 'Recorder_Type', 'LineNumber'], props: r.props, collections: [] })
-    }
-    return out
-  }
-
-  metadata(hidden: ReadonlySet<string>): string {
-    if (hidden.size > 0) return edmx(this.decls(hidden))
-    this.#metadata ??= edmx(this.decls(hidden))
-    return this.#metadata
-  }
-
-  entitySet(name: string): EntitySet | undefined {
-    const shape = this.shapes.get(name)
-    if (shape) {
-      const map = this.objects.get(name)!
-      const props = new Set(['Ref_Key', 'DataVersion', ...shape.props.map((p) => p.name), ...shape.parts.map((p) => p.name)])
-      const byKey = (k: string) => map.get(k)
-      return { name, kind: shape.kind === 'catalog' ? 'catalog' : 'document', props, entries: () => [...map.values()], byKey, ofKey: (k) => [byKey(k)].filter((e) => e !== undefined) }
-    }
-    const reg = REGISTERS.find((r) => r.set === name || `${r.set}_RecordType` === name)
-    if (!reg) return undefined
-    const sets = this.records.get(reg.set)!
-    const recorderType = (s: { recorderSet: string }) => `StandardODATA.${s.recorderSet}`
-    const byKey = (k: string) => {
-      const s = sets.get(k)
-      return s && entry(k, { Recorder: k, Recorder_Type: recorderType(s), RecordSet: s.rows }, k)
-    }
-    if (name === reg.set) {
-      return {
-        name,
-        kind: 'records',
-        props: new Set(['Recorder', 'Recorder_Type', 'RecordSet']),
-        entries: () => [...sets].map(([ref, s]) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), RecordSet: s.rows }, ref)),
-        byKey,
-        ofKey: (k) => [byKey(k)].filter((e) => e !== undefined),
-      }
-    }
-    const rowsOf = (ref: string, s: { recorderSet: string; rows: Obj[] }) => s.rows.map((row) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), ...row }, ref))
-    return {
-      name,
-      kind: 'rows',
-      props: new Set(reg.props.map((p) => p.name)),
-      entries: () => [...sets].flatMap(([ref, s]) => rowsOf(ref, s)),
-      byKey: () => undefined,
-      ofKey: (k) => {
-        const s = sets.get(k)
-        return s ? rowsOf(k, s) : []
-      },
-    }
-  }
-}
+/** The fake's counters: `{"requests": n, "bytes": n, "maxInFlight": n}`. */
+export const STATS_PATH = '/fake/stats'
 
 const json = (status: number, body: string) => ({ status, type: 'application/json;charset=utf-8', body })
 type Answer = { status: number; type: string; body: string }
@@ -283,116 +77,17 @@ type Answer = { status: number; type: string; body: string }
 const odataError = (status: number, code: string, message: string): Answer =>
   json(status, JSON.stringify({ 'odata.error': { code, message: { lang: 'ru', value: message } } }))
 
-function project(e: Entry, select: string[] | undefined, key: string): string {
-  let s = e.cache.get(key)
-  if (s === undefined) {
-    s = JSON.stringify(select ? Object.fromEntries(select.map((p) => [p, e.entity[p]])) : e.entity)
-    e.cache.set(key, s)
-  }
-  return s
-}
-
-function compare(a: unknown, b: unknown): number {
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  const x = String(a ?? '')
-  const y = String(b ?? '')
-  return x < y ? -1 : x > y ? 1 : 0
-}
-
-function ordered(ib: Infobase, set: EntitySet, orderby: string | undefined): Entry[] {
-  const cacheKey = `${set.name}\u0000${orderby ?? ''}`
-  const hit = ib.sorted.get(cacheKey)
-  if (hit) return hit
-  const list = sortEntries(set, set.entries(), orderby)
-  ib.sorted.set(cacheKey, list)
-  return list
-}
-
-/**
- * The ordered entries a filter keeps, remembered for the pages that follow: paging through a
- * window asks the same filter again with each `$skip`, and 1C answers it from an index, not
- * by testing every row of the set again (that made the fake, not the connector, the slow
- * side of bench:sync). Cached under the set's prefix, so a change of the set drops it.
- */
-function filtered(ib: Infobase, set: EntitySet, orderby: string | undefined, filter: string | undefined): Entry[] {
-  if (filter === undefined) return ordered(ib, set, orderby)
-  const cacheKey = `${set.name}\u0000${orderby ?? ''}\u0000${filter}`
-  const hit = ib.sorted.get(cacheKey)
-  if (hit) return hit
-  const f = compileFilter(filter, (n) => set.props.has(n))
-  const all = ordered(ib, set, orderby)
-  const range = DATE_RANGE.exec(filter)
-  const list =
-    range && orderby?.split(',')[0]?.trim() === range[1]
-      ? all.slice(firstAtLeast(all, range[1]!, range[2]!), range[3] === undefined ? all.length : firstAtLeast(all, range[1]!, range[3]))
-      : all.filter((e) => f.test(e.entity))
-  // Only the windows being paged through are worth keeping.
-  for (const k of [...ib.sorted.keys()]) if (k.split('\u0000').length > 2 && ib.sorted.size >= FILTERED_KEPT) ib.sorted.delete(k)
-  ib.sorted.set(cacheKey, list)
-  return list
-}
-
-const FILTERED_KEPT = 64
-
-/** A date window over the property the list is ordered by: a slice of it, found by bisection. */
-const DATE_RANGE = /^(Date|Period) ge datetime'([0-9T:-]{19})'(?: and \1 lt datetime'([0-9T:-]{19})')?$/
-
-function firstAtLeast(list: readonly Entry[], prop: string, value: string): number {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (String(list[mid]!.entity[prop] ?? '') < value) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-function sortEntries(set: EntitySet, list: Entry[], orderby: string | undefined): Entry[] {
-  if (orderby) {
-    const keys = parseOrderBy(orderby, (n) => set.props.has(n))
-    list.sort((a, b) => {
-      for (const k of keys) {
-        const c = k.name === 'Ref_Key' && (set.kind === 'catalog' || set.kind === 'document') ? compare(a.order, b.order) : k.name === 'LineNumber' ? Number(a.entity.LineNumber) - Number(b.entity.LineNumber) : compare(a.entity[k.name], b.entity[k.name])
-        if (c !== 0) return k.desc ? -c : c
-      }
-      return 0
-    })
-  }
-  return list
-}
-
-// A filter that is a disjunction of keys (`Ref_Key eq guid'…' or …`, or the recorder groups
-// `(Recorder eq '…' and Recorder_Type eq '…') or …` that sync reads) is answered from the key
-// index, as 1C answers it from its own: a scan per group would make the fake, not the
-// connector, the bottleneck of a large base. The whole filter still runs on what the index gives.
-const KEY_TERM = /^\s*(\()?\s*(Ref_Key|Recorder) eq (?:guid)?'([0-9a-fA-F-]{36})'(?:\s+and\s+Recorder_Type eq '[^']*')?\s*(\))?\s*/
-function keysOnly(filter: string): { prop: string; keys: string[] } | undefined {
-  const keys: string[] = []
-  let prop: string | undefined
-  let rest = filter
-  for (;;) {
-    const m = KEY_TERM.exec(rest)
-    if (!m || Boolean(m[1]) !== Boolean(m[4]) || (prop !== undefined && m[2] !== prop)) return undefined
-    prop = m[2]!
-    keys.push(m[3]!.toLowerCase())
-    rest = rest.slice(m[0].length)
-    if (rest === '') return { prop, keys }
-    if (!rest.startsWith('or ')) return undefined
-    rest = rest.slice(3)
-  }
-}
-
 function atom(root: string, set: string, count: number): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom" xml:base="${root}/"><id>${root}/${set}</id><title type="text"/><updated>${new Date().toISOString()}</updated><!-- ${count} entries --></feed>`
 }
 
 export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
-  const ib = new Infobase(options.custom === true, options.today ?? new Date().toISOString().slice(0, 10))
-  const all = [...options.objects]
-  for (const o of all) if (!String(o.type).startsWith('РегистрНакопления.')) ib.put(o)
-  for (const o of all) if (String(o.type).startsWith('РегистрНакопления.')) ib.put(o)
+  const custom = options.custom === true
+  const today = options.today ?? new Date().toISOString().slice(0, 10)
+  const ib: Backend = options.store ? await storeBackend(options.store, custom, today) : memoryBackend(options.objects ?? [], custom, today)
+  const keepLog = options.log !== false
   const requests: RequestLog[] = []
+  const served = { requests: 0, bytes: 0 }
   let inFlight = 0
   let maxInFlight = 0
   let first = true
@@ -401,18 +96,18 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
   const sockets = new Set<Socket>()
   let root = ''
 
-  const answer = (req: IncomingMessage, path: string, q: URLSearchParams): Answer => {
+  const answer = async (req: IncomingMessage, path: string, q: URLSearchParams): Promise<Answer> => {
     if (req.method !== 'GET') return odataError(405, '0', 'Метод не поддерживается')
     if (expected !== undefined && req.headers.authorization !== expected) return { status: 401, type: 'text/plain', body: 'Unauthorized' }
     const hidden = new Set(state.faults.hiddenSets ?? [])
     if (path === '' || path === '/') {
-      const names = ib.decls(hidden).map((d) => d.set)
+      const names = (await ib.decls(hidden)).map((d) => d.set)
       return json(200, JSON.stringify({ 'odata.metadata': `${root}/$metadata`, value: names.map((n) => ({ name: n, url: n })) }))
     }
-    if (path === '/$metadata') return { status: 200, type: 'application/xml;charset=utf-8', body: ib.metadata(hidden) }
+    if (path === '/$metadata') return { status: 200, type: 'application/xml;charset=utf-8', body: await ib.metadata(hidden) }
     const m = /^\/([^/(]+)(?:\((.*)\))?$/.exec(path)
     if (!m) return odataError(400, '8', `Неизвестный ресурс: ${path}`)
-    const set = hidden.has(m[1]!) ? undefined : ib.entitySet(m[1]!)
+    const set = hidden.has(m[1]!) ? undefined : await ib.entitySet(m[1]!)
     if (!set) return odataError(400, '8', `Неизвестный набор сущностей: ${m[1]}`)
     const wantsJson = q.get('$format') === 'json'
     const selectText = q.get('$select') ?? undefined
@@ -424,32 +119,21 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
       const recKey = /^Recorder='([0-9a-fA-F-]{36})',Recorder_Type='StandardODATA\.([^']+)'$/.exec(key)
       const k = guidKey?.[1] ?? recKey?.[1]
       if (!k) return odataError(400, '14', `Неверный ключ: ${key}`)
-      const e = set.byKey(k.toLowerCase())
+      const e = await set.byKey(k.toLowerCase(), select)
       if (!e) return odataError(404, '9', 'Объект не найден')
-      const body = project(e, select, selectText ?? '*')
+      const body = e.json(select, selectText ?? '*')
       const meta = JSON.stringify(`${root}/$metadata#${set.name}/@Element`)
       return json(200, `{"odata.metadata":${meta},${body.slice(1)}`)
     }
-    const filterText = q.get('$filter')
-    const byKeys = filterText ? keysOnly(filterText) : undefined
-    const keyProp = set.kind === 'catalog' || set.kind === 'document' ? 'Ref_Key' : 'Recorder'
-    let list: Entry[]
-    if (byKeys && byKeys.prop === keyProp) {
-      list = sortEntries(set, [...new Set(byKeys.keys)].flatMap((k) => set.ofKey(k)), q.get('$orderby') ?? undefined)
-      if (filterText) {
-        const f = compileFilter(filterText, (n) => set.props.has(n))
-        list = list.filter((e) => f.test(e.entity))
-      }
-    } else list = filtered(ib, set, q.get('$orderby') ?? undefined, filterText ?? undefined)
     const skip = Number(q.get('$skip') ?? 0)
     const top = q.has('$top') ? Number(q.get('$top')) : undefined
-    list = list.slice(skip, top === undefined ? undefined : skip + top)
+    const list = await set.page({ filter: q.get('$filter') ?? undefined, orderby: q.get('$orderby') ?? undefined, select, skip, top })
     if (state.faults.maxPageEntries !== undefined && list.length > state.faults.maxPageEntries) {
       return odataError(500, '-1', 'Недостаточно памяти для выполнения запроса')
     }
     if (!wantsJson) return { status: 200, type: 'application/atom+xml;type=feed;charset=utf-8', body: atom(root, set.name, list.length) }
     const key = selectText ?? '*'
-    const items = list.map((e) => project(e, select, key))
+    const items = list.map((e) => e.json(select, key))
     return json(200, `{"odata.metadata":${JSON.stringify(`${root}/$metadata#${set.name}`)},"value":[${items.join(',')}]}`)
   }
 
@@ -462,10 +146,16 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
     } catch {
       path = url.pathname
     }
+    // The fake's own counters, outside the OData root (bench:sync reads them per cycle).
+    if (path === STATS_PATH) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      return res.end(JSON.stringify({ ...served, maxInFlight }))
+    }
     const rel = path.startsWith(ROOT_PATH) ? path.slice(ROOT_PATH.length) : undefined
     const setName = rel === undefined ? '' : (/^\/([^/(?]+)/.exec(rel)?.[1] ?? '')
-    const log: RequestLog = { method: req.method ?? '', url: decodeURIComponent(req.url ?? ''), set: setName, status: 0, bytes: 0, start, end: 0 }
-    requests.push(log)
+    const log: RequestLog = { method: req.method ?? '', url: keepLog ? decodeURIComponent(req.url ?? '') : '', set: setName, status: 0, bytes: 0, start, end: 0 }
+    if (keepLog) requests.push(log)
+    served.requests++
     inFlight++
     maxInFlight = Math.max(maxInFlight, inFlight)
     res.on('close', () => {
@@ -481,7 +171,7 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
       f.dropSet.times--
       return req.socket.destroy()
     }
-    const send = () => {
+    const send = async () => {
       let a: Answer
       if (rel === undefined) a = odataError(404, '8', 'Not found')
       else if (f.failSet && f.failSet.set === setName && f.failSet.times !== 0) {
@@ -489,10 +179,14 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
         a = odataError(f.failSet.status, '-1', `Ошибка на стороне сервера 1С (${f.failSet.status})`)
       } else {
         try {
-          a = answer(req, rel, url.searchParams)
+          a = await answer(req, rel, url.searchParams)
         } catch (err) {
-          if (!(err instanceof QueryError)) throw err
-          a = odataError(err.status, err.code, err.message)
+          if (err instanceof QueryError) a = odataError(err.status, err.code, err.message)
+          else {
+            // 1C's answer to a failure of its own: 500 with code -1 (the fake keeps serving).
+            process.stderr.write(`fake 1C: ${req.url}: ${(err as Error).stack ?? String(err)}\n`)
+            a = odataError(500, '-1', `Ошибка при выполнении запроса: ${(err as Error).message}`)
+          }
         }
       }
       let body: Buffer = Buffer.from(a.body)
@@ -505,15 +199,17 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
       headers['content-length'] = String(body.length)
       log.status = a.status
       log.bytes = body.length
+      served.bytes += body.length
+      if (res.destroyed) return
       res.writeHead(a.status, headers)
       res.end(body)
     }
     if (first && f.coldStartMs) {
       first = false
-      setTimeout(send, f.coldStartMs)
+      setTimeout(() => void send(), f.coldStartMs)
     } else {
       first = false
-      send()
+      void send()
     }
   })
   server.on('connection', (s: Socket) => {
@@ -528,6 +224,7 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
     put: (o) => ib.put(o),
     remove: (ref) => ib.remove(ref),
     requests,
+    served,
     get maxInFlight() {
       return maxInFlight
     },
@@ -541,6 +238,6 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy()
         server.close(() => resolve())
-      }),
+      }).then(() => ib.close()),
   }
 }
