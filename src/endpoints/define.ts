@@ -160,7 +160,7 @@ export interface ComputedEndpoint extends Declared {
   /**
    * `data` is a tree: a group holds its children in the array `children` (its only array),
    * and the parameter `open` selects the elements of a group by its name. An agent's tool
-   * answers the top of a tree that is over its bound with children cut (mcp/bound.ts).
+   * answers the top of a tree that is over its bound with children cut (pipeline/bound.ts).
    */
   readonly tree?: { readonly children: string; readonly open: string }
 }

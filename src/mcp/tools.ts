@@ -8,8 +8,8 @@ import { describeParam, periodParams } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
 import { envelope } from '../pipeline/envelope.js'
 import type { Executor } from '../serving/executor.js'
-import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT, bound, boundTree } from './bound.js'
-import type { BoundedTree } from './bound.js'
+import { BYTE_LIMIT, ERROR_LIMIT, ROW_LIMIT } from '../pipeline/bound.js'
+import type { BoundedText } from '../pipeline/bound.js'
 
 interface Argument {
   readonly name: string
@@ -99,8 +99,9 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   let result
   try {
     const query = new URLSearchParams([...pairs]).toString()
-    const body = await options.executor.execute({ service: e.service, query, now: options.now() }, { signal, gone: () => signal.aborted })
-    result = (treeOf(e) ? await boundTree(body, limits) : await bound(body, limits)) as BoundedTree
+    const bound = { ...limits, tree: treeOf(e) !== undefined }
+    const body = await options.executor.execute({ service: e.service, query, now: options.now(), bound }, { signal, gone: () => signal.aborted })
+    result = JSON.parse((Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString('utf8')) as BoundedText
   } catch (err) {
     options.onError?.(err, e.service)
     return refuse(JSON.stringify({ error: options.errorText(err) }))

@@ -105,7 +105,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
 
   return {
     async execute(request: DataRequest, how: Execution) {
-      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}`
+      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.bound ? `\n${JSON.stringify(request.bound)}` : ''}`
       if (!kept.has(key) && !seen.has(key)) {
         seen.set(key, true)
         return inner.execute(request, how)

@@ -1,6 +1,7 @@
 // The seam between the HTTP layer and whatever runs the API's data requests: in this
 // thread (in-process.ts) or in a pool of worker threads (pool.ts).
 import type { Readable } from 'node:stream'
+import type { BoundSpec } from '../pipeline/bound.js'
 
 /** One data request, as the route has it after authentication. */
 export interface DataRequest {
@@ -9,6 +10,11 @@ export interface DataRequest {
   readonly query: string
   /** The request's clock reading; every date default of the answer derives from it. */
   readonly now: Date
+  /**
+   * Cut the answer for an agent (MCP) where it is built: the answer is then the JSON of a
+   * BoundedText (pipeline/bound.ts), never given on the event loop.
+   */
+  readonly bound?: BoundSpec
 }
 
 export interface Execution {

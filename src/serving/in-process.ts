@@ -2,6 +2,7 @@
 // pool), with the same time limit and client-gone checks between rows. With a pool, the
 // loop still answers what costs a few bounded reads (`attempt`, serving/ready-first.ts).
 import { Readable } from 'node:stream'
+import { boundedBytes } from '../pipeline/bound.js'
 import { answer, answerOnLoop } from '../pipeline/run.js'
 import type { RunOptions } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
@@ -24,8 +25,11 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
       },
     }
     const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal }
+    // A bounded answer scans all of the answer's bytes: never on the loop beside the pool.
+    if (onLoopOnly && request.bound) return null
     const body = onLoopOnly ? await answerOnLoop(request.service, request.query, options) : await answer(request.service, request.query, options)
     if (body === null) return null
+    if (request.bound) return boundedBytes(body, request.bound)
     signal.throwIfAborted()
     return Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false })
   }

@@ -178,8 +178,8 @@ export class WorkerPool implements Executor {
       slot.job = job
       job.slot = slot
       Atomics.store(slot.flag, 0, RUNNING)
-      const { service, query, now } = job.request
-      this.#post(slot, { type: 'run', id: job.id, service, query, now: now.getTime(), deadline: job.deadline, limitMs: this.#options.timeLimitMs })
+      const { service, query, now, bound } = job.request
+      this.#post(slot, { type: 'run', id: job.id, service, query, now: now.getTime(), deadline: job.deadline, limitMs: this.#options.timeLimitMs, ...(bound ? { bound } : {}) })
     }
   }
 

@@ -1,6 +1,8 @@
 // Messages between the pool (main thread) and a serving worker. Answer bytes travel as
 // transferred ArrayBuffers; the worker sends at most WINDOW chunks beyond the credit the
 // main side has returned, so a slow client holds a bounded amount of memory.
+import type { BoundSpec } from '../pipeline/bound.js'
+
 export const WINDOW = 4
 
 /** Values of a worker's stop flag (one Int32 in a SharedArrayBuffer, read between rows). */
@@ -18,7 +20,16 @@ export interface WorkerSetup {
 }
 
 export type ToWorker =
-  | { readonly type: 'run'; readonly id: number; readonly service: string; readonly query: string; readonly now: number; readonly deadline: number; readonly limitMs: number }
+  | {
+      readonly type: 'run'
+      readonly id: number
+      readonly service: string
+      readonly query: string
+      readonly now: number
+      readonly deadline: number
+      readonly limitMs: number
+      readonly bound?: BoundSpec
+    }
   | { readonly type: 'credit'; readonly id: number; readonly n: number }
   /** Wakes a worker waiting for credit so that it reads its stop flag. */
   | { readonly type: 'cancel'; readonly id: number }

@@ -4,6 +4,7 @@ import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { timedSql } from '../store/timed.js'
+import { boundedBytes } from '../pipeline/bound.js'
 import { answer } from '../pipeline/run.js'
 import { openReadOnly } from '../store/open.js'
 import type { SqlPort } from '../store/sql.js'
@@ -97,7 +98,8 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
     try {
       await hooks.before?.(m, store)
       const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop }
-      const body = await answer(m.service, m.query, options)
+      const answered = await answer(m.service, m.query, options)
+      const body = m.bound ? await boundedBytes(answered, m.bound) : answered
       stop.throwIfAborted()
       if (Buffer.isBuffer(body) && body.length <= WHOLE_MAX) {
         const bytes = owned(body)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { bound, boundTree } from '../../src/mcp/bound.js'
+import { bound, boundTree } from '../../src/pipeline/bound.js'
 
 async function* chunks(text: string, size: number): AsyncGenerator<Buffer> {
   const bytes = Buffer.from(text, 'utf8')

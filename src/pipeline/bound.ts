@@ -2,7 +2,7 @@
 // can take: the first rows that fit the bound, a count of the rest, and the `errors`.
 // It scans the bytes as they stream, so a `full` answer of many megabytes (attachments in
 // Base64) is counted without ever being held: only the kept rows are.
-import type { Body } from '../pipeline/run.js'
+import type { Body } from './run.js'
 import type { Readable } from 'node:stream'
 
 /** An answer carries at most this many `data` rows and this many bytes of them (decision "MCP tools"). */
@@ -262,4 +262,37 @@ export async function boundTree(body: Body | Readable, limits = { rows: ROW_LIMI
     errors: tailErrors(tail),
     ...(wasCut ? { cutLevel: cut } : {}),
   }
+}
+
+/** How an answer is cut for an agent (MCP): at most `rows` rows and `bytes` bytes of them; a tree by levels. */
+export interface BoundSpec {
+  readonly rows: number
+  readonly bytes: number
+  readonly tree: boolean
+}
+
+/** A bounded answer as it travels (from a worker, through the answer cache): the rows as text. */
+export interface BoundedText {
+  readonly rows: readonly string[]
+  readonly total: number
+  readonly firstLeftOutBytes?: number
+  readonly errors: readonly string[]
+  readonly cutLevel?: number
+}
+
+/**
+ * The answer cut as `spec` says, as JSON bytes of a BoundedText: run where the answer is built
+ * (a worker), so scanning a large answer (the 20 MB tree) never holds the event loop.
+ */
+export async function boundedBytes(body: Body | Readable, spec: BoundSpec): Promise<Buffer> {
+  const limits = { rows: spec.rows, bytes: spec.bytes }
+  const b: BoundedTree = spec.tree ? await boundTree(body, limits) : await bound(body, limits)
+  const text: BoundedText = {
+    rows: b.rows.map((r) => r.toString('utf8')),
+    total: b.total,
+    errors: b.errors,
+    ...(b.firstLeftOutBytes !== undefined ? { firstLeftOutBytes: b.firstLeftOutBytes } : {}),
+    ...(b.cutLevel !== undefined ? { cutLevel: b.cutLevel } : {}),
+  }
+  return Buffer.from(JSON.stringify(text))
 }
