@@ -68,7 +68,7 @@ const size = (bytes: number): string =>
   bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`
 
 function workersSupport(): { supported: boolean; args: string[] } {
-  const help = spawnSync(process.execPath, ['bin/docgate.js', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
+  const help = spawnSync(process.execPath, ['bin/docgate.js', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
   const supported = `${help.stdout}${help.stderr}`.includes('--workers')
   console.log(`docgate serve --workers: ${supported ? 'supported' : 'not supported'}${env.BENCH_WORKERS ? `; BENCH_WORKERS=${env.BENCH_WORKERS}` : ''}`)
   if (!env.BENCH_WORKERS) return { supported, args: [] }
