@@ -6,6 +6,7 @@ import type { Condition } from '../store/plan.js'
 import type { PagedList } from '../views/define.js'
 import type { FullResult, FullTrace, ReadModel, RequestContext, SortKey } from '../views/define.js'
 import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { Static, TSchema } from '@sinclair/typebox'
 
 /** Spellings that mean true, compared case-insensitively (spec § Common rules 2). */
 export type Truthy = readonly string[]
@@ -166,6 +167,12 @@ export interface ComputedEndpoint extends Declared {
 }
 
 export type Endpoint = ListEndpoint | ComputedEndpoint
+
+/**
+ * An endpoint's read model held to the short shape it declares (`response.short`): its
+ * `build` must return a `short` of that shape's type, which the compiler checks.
+ */
+export const printing = <S extends TSchema>(_shape: S, model: ReadModel<NoInfer<Static<S>>>): ReadModel => model
 
 /** A list's order as the planner uses it: its sort keys, `ref` last in the last key's direction. */
 export const listOrder = (ep: ListEndpoint): SortKey[] => [...ep.sort, { column: 'ref', dir: ep.sort.at(-1)?.dir ?? 'asc' }]

@@ -6,10 +6,11 @@ import { byDocumentDate, documentNumber, m, responsible, responsibleName, wareho
 import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
 import { readByOwner, refsOf } from '../store/by-owner.js'
-import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
+import { documentLabel, partQuery, shortOf, tryPart } from './shared/tabular.js'
+import { orEmpty } from './shared/row.js'
 import type { PartRow } from './shared/tabular.js'
 
 const MATERIALS = partQuery('doc_demands_materials')
@@ -27,7 +28,7 @@ export const demands: ListEndpoint = {
     responsible: responsibleName,
     full: m('Возвращает массив Материалы для каждого отобранного документа; не требует `code`', 'Returns the Материалы array for every selected document; does not require `code`'),
   },
-  readModel: {
+  readModel: printing(Demand, {
     table: 'api_demands',
     version: 1,
     source: 'doc_demands',
@@ -44,26 +45,26 @@ export const demands: ListEndpoint = {
       '(SELECT COUNT(*) FROM doc_demands_materials m WHERE m.owner = s.ref) AS materials ' +
       'FROM doc_demands s LEFT JOIN objects wh ON wh.ref = s.warehouse LEFT JOIN objects rsp ON rsp.ref = s.responsible',
     build: (r) => {
-      const [warehouse, responsible] = [text(r.warehouse), text(r.responsible)]
+      const [warehouse, responsible] = [orEmpty(r.warehouse), orEmpty(r.responsible)]
       return {
         values: {
-          doc_date: text(r.date),
-          number: text(r.number),
-          number_f: fold(text(r.number)),
+          doc_date: orEmpty(r.date),
+          number: orEmpty(r.number),
+          number_f: fold(orEmpty(r.number)),
           warehouse_f: fold(warehouse),
           responsible_f: fold(responsible),
         },
         short: {
-          Номер: text(r.number),
-          Дата: dmy(text(r.date)),
+          Номер: orEmpty(r.number),
+          Дата: dmy(orEmpty(r.date)),
           Склад: warehouse,
           Ответственный: responsible,
-          Комментарий: text(r.comment),
+          Комментарий: orEmpty(r.comment),
           Материалы: rowsSummary(Number(r.materials)),
         },
       }
     },
-  },
+  }),
   period: { column: 'doc_date', date: false },
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
@@ -85,10 +86,10 @@ export const demands: ListEndpoint = {
       const part = tryPart(() => parts(String(row.ref)), documentLabel('Требование-накладная', row), 'Материалы')
       if (part.rows === undefined) return { value: short, issue: part.issue }
       const materials = part.rows.map((m) => ({
-        НомерСтроки: text(m.row_number),
-        Номенклатура: text(m.nomenclature),
+        НомерСтроки: orEmpty(m.row_number),
+        Номенклатура: orEmpty(m.nomenclature),
         Количество: Number(m.quantity),
-        ЕдиницаИзмерения: text(m.unit),
+        ЕдиницаИзмерения: orEmpty(m.unit),
       }))
       return { value: { ...short, Материалы: materials } }
     }

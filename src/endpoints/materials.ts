@@ -8,7 +8,8 @@
 // (by name); a group marked for deletion still carries its unmarked elements (the mark
 // excludes elements, groups are only the path to them); an element or group whose
 // parent is not a stored group of this catalogue is a root.
-import { MaterialNode } from './responses.js'
+import { MaterialElement, MaterialGroup, MaterialNode } from './responses.js'
+import type { Static } from '@sinclair/typebox'
 import { m } from './meanings.js'
 import { fold, sortKey } from '../values/fold.js'
 import { planQuery } from './plan.js'
@@ -21,7 +22,13 @@ import { treeJson } from './shared/tree.js'
 import type { ReadyAnswer } from '../views/define.js'
 import type { TreeElement, TreeGroup } from './shared/tree.js'
 
-const readModel: ReadModel = {
+/**
+ * What the model keeps of a MaterialNode: an element whole, a group without `Дети`, which
+ * the tree adds when it prints the group (shared/tree.ts).
+ */
+type StoredNode = Omit<Static<typeof MaterialGroup>, 'Дети'> | Static<typeof MaterialElement>
+
+const readModel: ReadModel<StoredNode> = {
   table: 'api_materials',
   version: 1,
   source: 'cat_nomenclature',

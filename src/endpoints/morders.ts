@@ -7,10 +7,11 @@ import { byDocumentDate, comment, m } from './meanings.js'
 import { orLiteral } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
 import { readByOwner, refsOf } from '../store/by-owner.js'
-import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
+import { documentLabel, partQuery, shortOf, tryPart } from './shared/tabular.js'
+import { orEmpty } from './shared/row.js'
 import type { PartRow } from './shared/tabular.js'
 
 const KIND = 'Заказ на производство'
@@ -29,7 +30,7 @@ export function referencePresentation(number: string, stored: string): string {
 }
 
 const rowsOf = (rows: readonly PartRow[]) =>
-  rows.map((r) => ({ Номенклатура: text(r.nomenclature), Количество: Number(r.quantity), ЕдиницаИзмерения: text(r.unit) }))
+  rows.map((r) => ({ Номенклатура: orEmpty(r.nomenclature), Количество: Number(r.quantity), ЕдиницаИзмерения: orEmpty(r.unit) }))
 
 export const morders: ListEndpoint = {
   kind: 'list',
@@ -43,7 +44,7 @@ export const morders: ListEndpoint = {
     contract: m('Комментарий документа, выводимый как Договор (подстрока)', 'Document comment, shown as Договор (substring)'),
     full: m('Добавляет Ссылка, Продукция, Материалы', 'Adds Ссылка, Продукция, Материалы'),
   },
-  readModel: {
+  readModel: printing(ProductionOrder, {
     table: 'api_morders',
     version: 1,
     source: 'doc_production_orders',
@@ -58,17 +59,17 @@ export const morders: ListEndpoint = {
       's.ref, s.number, s.date, s.comment, org.presentation AS organization, rsp.presentation AS responsible ' +
       'FROM doc_production_orders s LEFT JOIN objects org ON org.ref = s.organization LEFT JOIN objects rsp ON rsp.ref = s.responsible',
     build: (r) => ({
-      values: { doc_date: text(r.date), number: text(r.number), number_f: fold(text(r.number)), comment_f: fold(text(r.comment)) },
+      values: { doc_date: orEmpty(r.date), number: orEmpty(r.number), number_f: fold(orEmpty(r.number)), comment_f: fold(orEmpty(r.comment)) },
       short: {
         Номер: orLiteral(r.number, 'Не указан'),
-        Дата: orLiteral(dmy(text(r.date)), 'Не указана'),
+        Дата: orLiteral(dmy(orEmpty(r.date)), 'Не указана'),
         // Договор is the document's comment text (spec § Production order).
         Договор: orLiteral(r.comment, 'Не указан'),
-        Организация: text(r.organization),
-        Ответственный: text(r.responsible),
+        Организация: orEmpty(r.organization),
+        Ответственный: orEmpty(r.responsible),
       },
     }),
-  },
+  }),
   period: { column: 'doc_date', date: false },
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
@@ -93,7 +94,7 @@ export const morders: ListEndpoint = {
       const issues = [products.issue, materials.issue].filter((i) => i !== undefined)
       const value = {
         ...shortOf(row),
-        Ссылка: referencePresentation(text(row.number), text(row.doc_date)),
+        Ссылка: referencePresentation(orEmpty(row.number), orEmpty(row.doc_date)),
         Продукция: rowsOf(products.rows ?? []),
         Материалы: rowsOf(materials.rows ?? []),
       }

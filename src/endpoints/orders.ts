@@ -6,8 +6,9 @@ import { byDocumentDate, comment, documentNumber, exactAmount, m, oneDocumentDat
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { messages } from '../values/messages.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
+import { num, text } from './shared/row.js'
 import type { RequestContext } from '../views/define.js'
 import {
   databaseParams,
@@ -59,7 +60,7 @@ export const orders: ListEndpoint = {
     comment,
     full: m('Добавляет Товары с расчетом плановой себестоимости и спецификации', 'Adds Товары with the planned-cost and specification calculation'),
   },
-  readModel: {
+  readModel: printing(Order, {
     table: 'api_orders',
     version: 1,
     source: 'doc_customer_orders',
@@ -77,24 +78,24 @@ export const orders: ListEndpoint = {
         ...foldedValues(r, 'contract', 'counterparty', 'inn', 'organization', 'warehouse', 'responsible', 'comment'),
       },
       short: {
-        Номер: r.number,
+        Номер: text(r.number),
         Дата: dmy(String(r.date)),
-        Контрагент: r.counterparty,
-        ИНН: r.inn,
-        Организация: r.organization,
-        Ответственный: r.responsible,
-        Договор: r.contract,
+        Контрагент: text(r.counterparty),
+        ИНН: text(r.inn),
+        Организация: text(r.organization),
+        Ответственный: text(r.responsible),
+        Договор: text(r.contract),
         ИспользоватьПлановуюСебестоимость: Number(r.use_planned_cost) === 1,
-        ИтогПлановаяСебестоимость: r.total_planned_cost,
-        Сумма: r.amount,
-        Склад: r.warehouse,
+        ИтогПлановаяСебестоимость: num(r.total_planned_cost),
+        Сумма: num(r.amount),
+        Склад: text(r.warehouse),
         Проведен: Number(r.posted) === 1,
-        Комментарий: r.comment,
+        Комментарий: text(r.comment),
         ДатаОплаты: dmy(String(r.payment_date)),
         ДатаОтгрузки: dmy(String(r.shipment_date)),
       },
     }),
-  },
+  }),
   period: period('date'),
   params: [
     ...databaseParams,

@@ -6,8 +6,9 @@ import { comment, exactAmount, m, posted, responsible } from './meanings.js'
 import { orLiteral, summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
+import { num, text } from './shared/row.js'
 import {
   attachmentCount,
   databaseParams,
@@ -48,7 +49,7 @@ export const payments: ListEndpoint = {
     status: m('Статус (подстрока)', 'Status (substring)'),
     full: m('Полные связанные документы и вложения (Base64)', 'Full linked documents and attachments (Base64)'),
   },
-  readModel: {
+  readModel: printing(Payment, {
     table: 'api_payments',
     version: 1,
     source: 'doc_expense_requests',
@@ -78,18 +79,18 @@ export const payments: ListEndpoint = {
           status_f: fold(String(r.status)),
         },
         short: {
-          Номер: r.number,
+          Номер: text(r.number),
           ДатаДокумента: dmy(String(r.date)),
           ДатаРасхода: dmy(String(r.expense_date)),
           Ответственный: responsible,
           Получатель: recipient,
-          Организация: r.organization,
+          Организация: text(r.organization),
           Касса: cash,
-          СуммаДокумента: r.amount,
-          Статус: r.status,
-          Комментарий: r.comment,
+          СуммаДокумента: num(r.amount),
+          Статус: text(r.status),
+          Комментарий: text(r.comment),
           Проведен: Number(r.posted) === 1,
-          КтоИзменилСтатус: r.status_changer,
+          КтоИзменилСтатус: text(r.status_changer),
           ДатаСменыСтатуса: dmy(String(r.status_date)),
           СвязанныеДокументы: {
             ДокументОснование: summary(Number(r.basis_found)),
@@ -99,7 +100,7 @@ export const payments: ListEndpoint = {
         },
       }
     },
-  },
+  }),
   period: period('expense_date'),
   params: [
     ...databaseParams,

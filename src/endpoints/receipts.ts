@@ -7,8 +7,9 @@ import { orLiteral, summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import type { SqlPort } from '../store/sql.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
+import { num, text } from './shared/row.js'
 import {
   attachmentCount,
   databaseParams,
@@ -82,7 +83,7 @@ export const receipts: ListEndpoint = {
     responsible,
     full: m('Полные Сделка, Товары, Услуги и Вложения (Base64)', 'Full Сделка, Товары, Услуги and Вложения (Base64)'),
   },
-  readModel: {
+  readModel: printing(Receipt, {
     table: 'api_receipts',
     version: 1,
     source: 'doc_receipts',
@@ -106,22 +107,22 @@ export const receipts: ListEndpoint = {
           responsible_f: fold(responsible),
         },
         short: {
-          Номер: r.number,
+          Номер: text(r.number),
           ДатаДокумента: date,
           Дата: date,
           Контрагент: counterparty,
           Организация: organization,
           Склад: warehouse,
           Ответственный: responsible,
-          СуммаДокумента: r.amount,
-          Комментарий: r.comment,
+          СуммаДокумента: num(r.amount),
+          Комментарий: text(r.comment),
           Проведен: Number(r.posted) === 1,
           Сделка: summary(Number(r.deal_found)),
           Вложения: summary(Number(r.attachments)),
         },
       }
     },
-  },
+  }),
   period: period('date'),
   params: [
     ...databaseParams,

@@ -6,8 +6,9 @@ import { SupplierOrder, SupplierOrderFull } from './responses.js'
 import { byDocumentDate, comment, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
 import { summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
+import { num, text } from './shared/row.js'
 import {
   attachmentCount,
   databaseParams,
@@ -47,7 +48,7 @@ export const sorders: ListEndpoint = {
     comment,
     full: m('Добавляет Товары и список вложений', 'Adds Товары and the attachment list'),
   },
-  readModel: {
+  readModel: printing(SupplierOrder, {
     table: 'api_sorders',
     version: 1,
     source: 'doc_supplier_orders',
@@ -62,15 +63,15 @@ export const sorders: ListEndpoint = {
         ...foldedValues(r, 'counterparty', 'organization', 'warehouse', 'responsible', 'comment'),
       },
       short: {
-        Номер: r.number,
+        Номер: text(r.number),
         Дата: dmy(String(r.date)),
-        Контрагент: r.counterparty,
-        Организация: r.organization,
-        Ответственный: r.responsible,
-        СуммаДокумента: r.amount,
-        Склад: r.warehouse,
+        Контрагент: text(r.counterparty),
+        Организация: text(r.organization),
+        Ответственный: text(r.responsible),
+        СуммаДокумента: num(r.amount),
+        Склад: text(r.warehouse),
         Проведен: Number(r.posted) === 1,
-        Комментарий: r.comment,
+        Комментарий: text(r.comment),
         ДатаОплаты: dmy(String(r.payment_date)),
         ДатаПоступления: dmy(String(r.receipt_date)),
         // Always this placeholder (spec § Supplier order).
@@ -78,7 +79,7 @@ export const sorders: ListEndpoint = {
         Вложения: summary(Number(r.attachments)),
       },
     }),
-  },
+  }),
   period: period('date'),
   params: [
     ...databaseParams,

@@ -18,7 +18,7 @@ import { fold, sortKey } from '../values/fold.js'
 import { messages } from '../values/messages.js'
 import type { Condition } from '../store/plan.js'
 import type { Dialect } from '../store/sql.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint, ParamContext } from './define.js'
 import type { RequestContext } from '../views/define.js'
 import {
@@ -38,7 +38,8 @@ import {
 import type { JoinedMaterials, RowFilter } from './shared/spec-materials.js'
 import { refsOf } from '../store/by-owner.js'
 import { ROW_SEPARATOR, SPEC_MATERIAL_ROWS } from './shared/spec-material-rows.js'
-import { shortOf, text, tryPart } from './shared/tabular.js'
+import { shortOf, tryPart } from './shared/tabular.js'
+import { orEmpty } from './shared/row.js'
 
 const KEYS = ['code', 'name', 'material', 'ngroup']
 /** Filters that narrow the specifications `material` selects (`month` counts only with `year`). */
@@ -94,7 +95,7 @@ export const specifications: ListEndpoint = {
     month: m('Месяц 1–12 внутри года `year`; требует `year`', 'Month 1–12 inside `year`; requires `year`'),
     full: m('Расширенный режим; требует хотя бы один из `code`, `name`, `material`, `ngroup`', 'Extended mode; requires at least one of `code`, `name`, `material`, `ngroup`'),
   },
-  readModel: {
+  readModel: printing(Specification, {
     table: 'api_specifications',
     version: 1,
     source: 'cat_specifications',
@@ -122,20 +123,20 @@ export const specifications: ListEndpoint = {
       'LEFT JOIN objects rsp ON rsp.ref = s.responsible',
     build: (r) => ({
       values: {
-        code: text(r.code),
-        code_f: fold(text(r.code)),
-        name_f: fold(text(r.name)),
-        sort_name: sortKey(text(r.name)),
-        materials_f: text(r.materials_f),
-        ngroups_f: text(r.ngroups_f),
+        code: orEmpty(r.code),
+        code_f: fold(orEmpty(r.code)),
+        name_f: fold(orEmpty(r.name)),
+        sort_name: sortKey(orEmpty(r.name)),
+        materials_f: orEmpty(r.materials_f),
+        ngroups_f: orEmpty(r.ngroups_f),
       },
       short: {
-        Код: text(r.code),
-        ДатаУтверждения: dmy(text(r.approval_date)),
-        Ответственный: text(r.responsible),
-        Наименование: text(r.name),
+        Код: orEmpty(r.code),
+        ДатаУтверждения: dmy(orEmpty(r.approval_date)),
+        Ответственный: orEmpty(r.responsible),
+        Наименование: orEmpty(r.name),
         // MIN over no stages is NULL: the empty string.
-        ДатаПоставки: dmy(text(r.delivery)),
+        ДатаПоставки: dmy(orEmpty(r.delivery)),
         СтоимостьРабот: Number(r.cost_works),
         СтоимостьТранспорт: Number(r.cost_transport),
         СтоимостьНакладные: Number(r.cost_overhead),
@@ -145,7 +146,7 @@ export const specifications: ListEndpoint = {
         Материалы: rowsSummary(Number(r.materials)),
       },
     }),
-  },
+  }),
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'code_f', identifier: true },
     { name: 'name', stage: 'database', match: 'contains', column: 'name_f', slash: true },
@@ -203,7 +204,7 @@ export const specifications: ListEndpoint = {
           found = joined(String(row.ref))[0]
         } catch (err) {
           const short = shortOf(row)
-          const what = `Спецификация номенклатуры ${text(short.Код)} ${text(short.Наименование)}`
+          const what = `Спецификация номенклатуры ${orEmpty(short.Код)} ${orEmpty(short.Наименование)}`
           return { value: short, issue: tryPart(() => { throw err }, what, 'Материалы').issue! }
         }
         // Ready JSON bytes: json-stream's serialize prints a Buffer as it is.
@@ -213,7 +214,7 @@ export const specifications: ListEndpoint = {
     const parts = await readMaterials(ctx.sql, refsOf(rows), joinedRows(ctx.sql.dialect, ctx))
     return (row) => {
       const short = shortOf(row)
-      const what = `Спецификация номенклатуры ${text(short.Код)} ${text(short.Наименование)}`
+      const what = `Спецификация номенклатуры ${orEmpty(short.Код)} ${orEmpty(short.Наименование)}`
       const part = tryPart(() => parts(String(row.ref)), what, 'Материалы')
       if (part.rows === undefined) return { value: short, issue: part.issue }
       return { value: { ...short, ...materialsForm(part.rows) } }

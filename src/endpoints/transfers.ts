@@ -8,10 +8,11 @@ import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { messages } from '../values/messages.js'
-import { YES } from './define.js'
+import { YES, printing } from './define.js'
 import type { ListEndpoint } from './define.js'
 import { readByOwner, refsOf } from '../store/by-owner.js'
-import { documentLabel, partQuery, shortOf, text, tryPart } from './shared/tabular.js'
+import { documentLabel, partQuery, shortOf, tryPart } from './shared/tabular.js'
+import { orEmpty } from './shared/row.js'
 import type { PartRow } from './shared/tabular.js'
 
 const GOODS = partQuery('doc_transfers_goods', true)
@@ -32,7 +33,7 @@ export const transfers: ListEndpoint = {
     receiver: m('Наименование склада-получателя (подстрока)', 'Receiver warehouse name (substring)'),
     full: m('Возвращает Товары вместо сводки; требует `code`', 'Returns Товары instead of the summary; requires `code`'),
   },
-  readModel: {
+  readModel: printing(Transfer, {
     table: 'api_transfers',
     version: 1,
     source: 'doc_transfers',
@@ -51,28 +52,28 @@ export const transfers: ListEndpoint = {
       'FROM doc_transfers s LEFT JOIN objects snd ON snd.ref = s.sender LEFT JOIN objects rcv ON rcv.ref = s.receiver ' +
       'LEFT JOIN objects rsp ON rsp.ref = s.responsible',
     build: (r) => {
-      const [sender, receiver, responsible] = [text(r.sender), text(r.receiver), text(r.responsible)]
+      const [sender, receiver, responsible] = [orEmpty(r.sender), orEmpty(r.receiver), orEmpty(r.responsible)]
       return {
         values: {
-          doc_date: text(r.date),
-          number: text(r.number),
-          number_f: fold(text(r.number)),
+          doc_date: orEmpty(r.date),
+          number: orEmpty(r.number),
+          number_f: fold(orEmpty(r.number)),
           responsible_f: fold(responsible),
           sender_f: fold(sender),
           receiver_f: fold(receiver),
         },
         short: {
-          Номер: text(r.number),
-          Дата: dmy(text(r.date)),
+          Номер: orEmpty(r.number),
+          Дата: dmy(orEmpty(r.date)),
           СкладОтправитель: sender,
           СкладПолучатель: receiver,
           Ответственный: responsible,
-          Комментарий: text(r.comment),
+          Комментарий: orEmpty(r.comment),
           Материалы: rowsSummary(Number(r.goods)),
         },
       }
     },
-  },
+  }),
   period: { column: 'doc_date', date: true },
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'number_f', identifier: true },
@@ -96,10 +97,10 @@ export const transfers: ListEndpoint = {
       const { Материалы: _summary, ...head } = shortOf(row)
       const part = tryPart(() => parts(String(row.ref)), documentLabel('Перемещение товаров', row), 'Товары')
       const goods = (part.rows ?? []).map((g) => ({
-        НомерСтроки: text(g.row_number),
-        Номенклатура: text(g.nomenclature),
-        ХарактеристикаНоменклатуры: text(g.characteristic),
-        ЕдиницаИзмерения: text(g.unit),
+        НомерСтроки: orEmpty(g.row_number),
+        Номенклатура: orEmpty(g.nomenclature),
+        ХарактеристикаНоменклатуры: orEmpty(g.characteristic),
+        ЕдиницаИзмерения: orEmpty(g.unit),
         Количество: Number(g.quantity),
       }))
       return { value: { ...head, Товары: goods }, issue: part.issue }

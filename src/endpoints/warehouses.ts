@@ -3,7 +3,9 @@
 import { Warehouse } from './responses.js'
 import { m } from './meanings.js'
 import { fold, sortKey } from '../values/fold.js'
+import { printing } from './define.js'
 import type { ListEndpoint } from './define.js'
+import { text } from './shared/row.js'
 
 export const warehouses: ListEndpoint = {
   kind: 'list',
@@ -16,7 +18,7 @@ export const warehouses: ListEndpoint = {
     name: m('Наименование (подстрока)', 'Name, Наименование (substring)'),
     group: m('Истина — только группы; любое другое заданное значение — только элементы (не группы)', 'True: only groups; any other given value: only elements (non-groups)'),
   },
-  readModel: {
+  readModel: printing(Warehouse, {
     table: 'api_warehouses',
     version: 1,
     source: 'cat_warehouses',
@@ -30,9 +32,9 @@ export const warehouses: ListEndpoint = {
     select: 's.ref, s.code, s.name, s.is_group FROM cat_warehouses s',
     build: (r) => ({
       values: { code_f: fold(String(r.code)), name_f: fold(String(r.name)), sort_name: sortKey(String(r.name)), is_group: Number(r.is_group) },
-      short: { Код: r.code, Наименование: r.name, ЭтоГруппа: r.is_group === 1 },
+      short: { Код: text(r.code), Наименование: text(r.name), ЭтоГруппа: r.is_group === 1 },
     }),
-  },
+  }),
   params: [
     { name: 'code', stage: 'database', match: 'contains', column: 'code_f', identifier: true },
     { name: 'name', stage: 'database', match: 'contains', column: 'name_f' },

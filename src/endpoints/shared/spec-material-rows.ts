@@ -10,7 +10,7 @@
 // spec-materials.ts `specsWithMaterial`).
 import { fold } from '../../values/fold.js'
 import type { ReadModel } from '../../views/define.js'
-import { text } from './tabular.js'
+import { orEmpty } from './row.js'
 
 export const SPEC_MATERIAL_ROWS = 'api_spec_material_rows'
 
@@ -32,13 +32,13 @@ export function materialRow(r: MaterialFields): { row: Record<string, unknown>; 
   const [quantity, price, amount] = [Number(r.quantity), Number(r.price), Number(r.amount)]
   return {
     row: {
-      Код: text(r.code),
-      Материал: text(r.name),
+      Код: orEmpty(r.code),
+      Материал: orEmpty(r.name),
       Количество: quantity,
-      Единица: text(r.unit),
+      Единица: orEmpty(r.unit),
       Цена: price,
       Сумма: amount,
-      НоменклатурнаяГруппа: text(r.ngroup),
+      НоменклатурнаяГруппа: orEmpty(r.ngroup),
     },
     contribution: amount !== 0 ? amount : quantity * price,
   }
@@ -77,14 +77,14 @@ export const specMaterialRows: ReadModel = {
     'LEFT JOIN cat_nomenclature n ON n.ref = s.nomenclature LEFT JOIN objects u ON u.ref = s.unit LEFT JOIN objects g ON g.ref = n.ngroup',
   build: (r) => {
     const { row, contribution } = materialRow(r)
-    const [code, name] = [fold(text(r.code)), fold(text(r.name))]
+    const [code, name] = [fold(orEmpty(r.code)), fold(orEmpty(r.name))]
     return {
       values: {
         line: Number(r.line),
         part: Buffer.from(String(contribution)),
         code_f: code,
         name_f: name,
-        ngroup_f: fold(text(r.ngroup)),
+        ngroup_f: fold(orEmpty(r.ngroup)),
         material_f: `${code}${FIELD_SEPARATOR}${name}`,
       },
       short: row,

@@ -6,11 +6,10 @@ import { numberDate } from '../../values/printed.js'
 import { messages } from '../../values/messages.js'
 import type { Row } from '../../store/sql.js'
 import type { OwnersQuery } from '../../store/by-owner.js'
+import { orEmpty } from './row.js'
 
 /** The short form kept in the read model, as an object the full form extends. */
 export const shortOf = (row: Row): Record<string, unknown> => JSON.parse((row.short as Buffer).toString('utf8')) as Record<string, unknown>
-
-export const text = (v: unknown): string => (v === null || v === undefined ? '' : String(v))
 
 /** One printed row: `Номенклатура`, `ЕдиницаИзмерения` (and `ХарактеристикаНоменклатуры`) are presentations. */
 export interface PartRow {
@@ -36,7 +35,7 @@ export function partQuery(table: string, withCharacteristic = false): OwnersQuer
 }
 
 /** How an `errors` entry names a document: `<kind> <Номер> от <DD.MM.YYYY>` (read-model columns `number`, `doc_date`). */
-export const documentLabel = (kind: string, row: Row): string => `${kind} ${numberDate(text(row.number), text(row.doc_date))}`
+export const documentLabel = (kind: string, row: Row): string => `${kind} ${numberDate(orEmpty(row.number), orEmpty(row.doc_date))}`
 
 export type PartResult<T> = { readonly rows: T; readonly issue?: undefined } | { readonly rows?: undefined; readonly issue: string }
 
