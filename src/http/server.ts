@@ -1,5 +1,7 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
-// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere.
+// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere; 304
+// to a data request whose If-None-Match names the answer's tag (decision "Answers tagged by
+// the store's generation").
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
@@ -10,8 +12,10 @@ import { endpointByService } from '../endpoints/index.js'
 import { registerMcp } from '../mcp/http.js'
 import { openApiDocument } from '../openapi/document.js'
 import { referencePage } from '../openapi/reference-page.js'
-import type { Execution, Executor } from '../serving/executor.js'
+import { answerTag, matchingTag } from '../serving/answer-tag.js'
+import type { DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
+import { answersGen } from '../views/generation.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
@@ -225,15 +229,23 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     let body: Buffer | Readable
+    let tag: string
     try {
+      // The generation is read before the answer, so the tag never names data newer than the
+      // answer's (a write in between makes the tag one no later request matches).
+      const request: DataRequest = { service: endpoint.service, query: rawQuery(req), now: now(), gen: await answersGen(options.sql) }
+      tag = answerTag(request.gen!, request)
+      if (matchingTag(req.headers['if-none-match'], tag) !== undefined) {
+        return reply.code(304).header('etag', tag).header('access-control-allow-origin', '*').send()
+      }
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
-      body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: now() }, clientGone(req, reply, rows))
+      body = await options.executor.execute(request, clientGone(req, reply, rows))
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
-    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
+    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').header('etag', tag)
     return reply.send(body)
   })
 

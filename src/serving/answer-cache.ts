@@ -82,7 +82,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
         seen.set(key, true)
         return inner.execute(request, how)
       }
-      const gen = await answersGen(sql)
+      const gen = request.gen ?? (await answersGen(sql))
       if (gen !== current) {
         // What is kept is of another generation: no answer now, and its room is the new one's at once.
         kept.clear()

@@ -9,6 +9,12 @@ export interface DataRequest {
   readonly query: string
   /** The request's clock reading; every date default of the answer derives from it. */
   readonly now: Date
+  /**
+   * The store's answers generation, read before the request runs, when its surface has read
+   * it already (the HTTP route, for the answer's tag): the answer cache uses it instead of
+   * reading it again.
+   */
+  readonly gen?: string
 }
 
 export interface Execution {
