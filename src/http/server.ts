@@ -12,8 +12,9 @@ import { endpointByService } from '../endpoints/index.js'
 import { registerMcp } from '../mcp/http.js'
 import { openApiDocument } from '../openapi/document.js'
 import { referencePage } from '../openapi/reference-page.js'
-import { answerTag, matchingTag } from '../serving/answer-tag.js'
-import type { DataRequest, Execution, Executor } from '../serving/executor.js'
+import { answerTag, codedTag, matchingTag } from '../serving/answer-tag.js'
+import { acceptedCoding } from '../serving/compress.js'
+import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 import { answersGen } from '../views/generation.js'
 
@@ -108,13 +109,14 @@ function authorizationValues(req: FastifyRequest): string[] {
  * given on the event loop and need only to ask. An answer sent whole needs no abort (and
  * aborting builds a DOMException with a stack).
  */
-function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number) => void) | undefined): Execution {
+function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number) => void) | undefined, coded: Execution['coded']): Execution {
   const res = reply.raw
   const gone = (): boolean => (res.destroyed || req.raw.socket?.destroyed === true) && !res.writableFinished
   let controller: AbortController | undefined
   return {
     rows,
     gone,
+    coded,
     get signal() {
       if (controller === undefined) {
         controller = new AbortController()
@@ -230,22 +232,31 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     let body: Buffer | Readable
     let tag: string
+    let coding: Coding | undefined
     try {
       // The generation is read before the answer, so the tag never names data newer than the
       // answer's (a write in between makes the tag one no later request matches).
-      const request: DataRequest = { service: endpoint.service, query: rawQuery(req), now: now(), gen: await answersGen(options.sql) }
+      const request: DataRequest = {
+        service: endpoint.service,
+        query: rawQuery(req),
+        now: now(),
+        gen: await answersGen(options.sql),
+        coding: acceptedCoding(req.headers['accept-encoding']),
+      }
       tag = answerTag(request.gen!, request)
-      if (matchingTag(req.headers['if-none-match'], tag) !== undefined) {
-        return reply.code(304).header('etag', tag).header('access-control-allow-origin', '*').send()
+      const matched = matchingTag(req.headers['if-none-match'], tag)
+      if (matched !== undefined) {
+        return reply.code(304).header('etag', matched).header('vary', 'accept-encoding').header('access-control-allow-origin', '*').send()
       }
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
-      body = await options.executor.execute(request, clientGone(req, reply, rows))
+      body = await options.executor.execute(request, clientGone(req, reply, rows, (c) => (coding = c)))
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
-    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').header('etag', tag)
+    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').header('etag', codedTag(tag, coding)).header('vary', 'accept-encoding')
+    if (coding !== undefined) reply.header('content-encoding', coding)
     return reply.send(body)
   })
 

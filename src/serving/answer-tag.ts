@@ -7,7 +7,7 @@
 // (grants), and the answer itself is the same for everyone granted the service.
 import { createHash } from 'node:crypto'
 import { isoDay, today } from '../values/dates.js'
-import type { DataRequest } from './executor.js'
+import type { Coding, DataRequest } from './executor.js'
 
 /** The tag of `request`'s answer under the generation `gen`, as the `ETag` header spells it. */
 export function answerTag(gen: string, request: DataRequest): string {
@@ -15,12 +15,20 @@ export function answerTag(gen: string, request: DataRequest): string {
   return `"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`
 }
 
+/** The tag of the answer's bytes in `coding` (a strong tag names one representation). */
+export const codedTag = (tag: string, coding: Coding | undefined): string => (coding === undefined ? tag : `${tag.slice(0, -1)}-${coding}"`)
+
 /**
- * The tag of an `If-None-Match` list that names the answer `tag` (strongly: this server
- * issues only strong tags, so a weak one is not one of its own), or undefined.
+ * The tag of an `If-None-Match` list that names the answer `tag`, in whatever coding it was
+ * sent (strongly: this server issues only strong tags, so a weak one is not one of its own),
+ * or undefined.
  */
 export function matchingTag(ifNoneMatch: string | undefined, tag: string): string | undefined {
   if (ifNoneMatch === undefined || ifNoneMatch.length > 4096) return undefined
-  for (const raw of ifNoneMatch.split(',')) if (raw.trim() === tag) return tag
+  const stem = tag.slice(0, -1)
+  for (const raw of ifNoneMatch.split(',')) {
+    const sent = raw.trim()
+    if (sent === tag || sent === `${stem}-br"` || sent === `${stem}-gzip"`) return sent
+  }
   return undefined
 }
