@@ -1,9 +1,9 @@
 // The yardstick: a bare node:http server that sends fixed bytes with the same headers
-// docgate sends. argv: bodyFile contentType [cors]
+// docgate sends. argv: bodyFile contentType [cors|none] [contentEncoding]
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 
-const [bodyFile, contentType, cors] = process.argv.slice(2)
+const [bodyFile, contentType, cors, contentEncoding] = process.argv.slice(2)
 const body = readFileSync(bodyFile!)
 const headers: Record<string, string> = {
   'content-type': contentType!,
@@ -12,6 +12,10 @@ const headers: Record<string, string> = {
   'x-content-type-options': 'nosniff',
 }
 if (cors === 'cors') headers['access-control-allow-origin'] = '*'
+if (contentEncoding) {
+  headers['content-encoding'] = contentEncoding
+  headers.vary = 'accept-encoding'
+}
 const server = createServer((_req, res) => {
   res.writeHead(200, headers)
   res.end(body)

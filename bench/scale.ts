@@ -82,7 +82,7 @@ const serveArgs = (db: string, workers: string[]): string[] => ['bin/docgate.js'
 
 /** One wrk run against `server`, then a wait until the server has finished what wrk left in flight. */
 async function run(server: Server, c: Case, seconds: number): Promise<WrkRun> {
-  const r = await runWrk(server.url + c.path, ROOT, { core: WRK_CORE, connections, seconds, headers, period: c.period, timeoutSeconds: WRK_TIMEOUT_S })
+  const r = await runWrk(server.url + c.path, ROOT, { core: WRK_CORE, connections, seconds, headers: { ...headers, ...c.headers }, period: c.period, timeoutSeconds: WRK_TIMEOUT_S })
   const { exitCode, signalCode } = server.child
   if (exitCode !== null || signalCode !== null) throw new Error(`the server at ${server.url} ended during the run (${exitCode ?? signalCode})`)
   await settle(server.child.pid!)
@@ -93,10 +93,12 @@ async function measureCase(db: string, workers: string[], c: Case, dir: string):
   const docgate = await startPinned(SERVER_CORE, serveArgs(db, workers), ROOT)
   let bare: Server | undefined
   try {
-    const answer = await getOk(docgate.url + c.path, headers)
+    const answer = await getOk(docgate.url + c.path, { ...headers, ...c.headers })
+    if (c.headers?.['accept-encoding'] !== undefined && answer.contentEncoding === undefined) throw new Error(`${c.name}: the answer came uncompressed`)
     const file = join(dir, 'body.bin')
     writeFileSync(file, answer.body)
-    bare = await startPinned(SERVER_CORE, ['dist/bench/bare-server.js', file, answer.contentType, answer.cors ? 'cors' : 'none'], ROOT)
+    const bareArgs = ['dist/bench/bare-server.js', file, answer.contentType, answer.cors ? 'cors' : 'none', ...(answer.contentEncoding ? [answer.contentEncoding] : [])]
+    bare = await startPinned(SERVER_CORE, bareArgs, ROOT)
     const warm = await run(docgate, c, warmup)
     await run(bare, c, warmup)
     // wrk counts the answers completed in its time: at 1 answer/s a 5 s run counts 5 ± 1, so
@@ -123,7 +125,7 @@ async function measureCase(db: string, workers: string[], c: Case, dir: string):
       const errors = o.errors + b.errors > 0 ? `  errors ${o.errors}/${b.errors}` : ''
       console.log(`    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`)
     }
-    return { c, rows: rowsOf(answer.body), bytes: answer.body.length, seconds, ours, bare: base, ratios }
+    return { c, rows: rowsOf(answer.body, answer.contentEncoding), bytes: answer.body.length, seconds, ours, bare: base, ratios }
   } finally {
     if (bare) await stop(bare.child)
     await stop(docgate.child, 15_000)

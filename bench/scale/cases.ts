@@ -2,6 +2,7 @@
 // document number, the data's date ranges, and for random-period requests a representative
 // answer for the bare server to send.
 import { request } from 'node:http'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import type { RandomPeriod } from './wrk.js'
 
 const DAY_MS = 86_400_000
@@ -11,10 +12,12 @@ export interface Answer {
   readonly status: number
   readonly contentType: string
   readonly cors: boolean
+  /** The body's `Content-Encoding` (none: identity). */
+  readonly contentEncoding?: string
   readonly body: Buffer
 }
 
-/** GET without Accept-Encoding, as wrk sends it: the bytes wrk receives. */
+/** GET without Accept-Encoding unless `headers` name one, as wrk sends it: the bytes wrk receives. */
 export function get(url: string, headers: Readonly<Record<string, string>>, timeoutMs = 300_000): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, timeout: timeoutMs }, (res) => {
@@ -25,6 +28,7 @@ export function get(url: string, headers: Readonly<Record<string, string>>, time
           status: res.statusCode ?? 0,
           contentType: String(res.headers['content-type'] ?? 'application/json'),
           cors: res.headers['access-control-allow-origin'] !== undefined,
+          ...(res.headers['content-encoding'] ? { contentEncoding: res.headers['content-encoding'] } : {}),
           body: Buffer.concat(chunks),
         }),
       )
@@ -52,8 +56,9 @@ const ruDate = (day: number): string => {
 }
 const periodQuery = (from: number, width: number): string => `from=${ruDate(from)}&to=${ruDate(from + width)}`
 
-/** Rows of an answer: the `data` array's length, every node for a tree (materials). */
-export function rowsOf(body: Buffer): number {
+/** Rows of an answer: the `data` array's length, every node for a tree (materials); a coded body is decoded first. */
+export function rowsOf(coded: Buffer, encoding?: string): number {
+  const body = encoding === 'br' ? brotliDecompressSync(coded) : encoding === 'gzip' ? gunzipSync(coded) : coded
   const count = (nodes: unknown[]): number =>
     nodes.reduce<number>((n, node) => n + 1 + count(((node as { Дети?: unknown[] }).Дети ?? []) as unknown[]), 0)
   const json = JSON.parse(body.toString()) as { data?: unknown[] }
@@ -71,6 +76,8 @@ export interface Case {
   /** The issue's PostgreSQL figure (scale 10), where it gave one. */
   readonly beforePg?: string
   readonly target: number
+  /** Request headers beside the credentials (`Accept-Encoding` of a compressed case). */
+  readonly headers?: Readonly<Record<string, string>>
 }
 
 const PERIOD_WIDTH = 2 // a 3-day period: from + 2 days
@@ -130,6 +137,14 @@ export async function buildCases(base: string, headers: Readonly<Record<string, 
     { name: 'orders?full=true, random 3-day period', path: await representative(base, headers, ordersRandom), period: ordersRandom, before: '0.002', beforePg: '0.005', target: 0.1 },
     { name: 'cashflows?totals=true', path: '/main/hs/cashflows/get?totals=true', before: '0.064', target: 0.2 },
     { name: 'specifications?material=Кабель', path: `/main/hs/specifications/get?material=${q('Кабель')}`, before: '0.004', target: 0.1 },
+    // The same answer asked compressed: the answer cache keeps the Brotli bytes, the bare server sends them.
+    {
+      name: 'specifications?material=Кабель, br',
+      path: `/main/hs/specifications/get?material=${q('Кабель')}`,
+      headers: { 'accept-encoding': 'br' },
+      before: '–',
+      target: 0.1,
+    },
     { name: 'materials (whole tree)', path: '/main/hs/materials/get', before: '0.024', target: 0.2 },
   ]
 }

@@ -9,6 +9,7 @@ import { buildServer } from '../http/server.js'
 import type { Authenticate, RequestObserver } from '../http/server.js'
 import { answerCache } from '../serving/answer-cache.js'
 import type { AnswerCache } from '../serving/answer-cache.js'
+import { compressing } from '../serving/compress.js'
 import type { Executor } from '../serving/executor.js'
 import { inProcessExecutor } from '../serving/in-process.js'
 import { WorkerPool } from '../serving/pool.js'
@@ -66,10 +67,11 @@ export async function createExecutor(config: ExecutorConfig): Promise<Executor> 
     executor = readyFirst(here, pool)
   }
   if ((config.answerCacheBytes ?? 0) > 0) {
+    // The cache compresses what a request's coding asks for, and keeps it compressed.
     const cache = answerCache(executor, config.sql, { bytes: config.answerCacheBytes! })
     config.onAnswerCache?.(cache)
     executor = cache
-  }
+  } else executor = compressing(executor)
   return executor
 }
 

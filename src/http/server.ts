@@ -1,5 +1,7 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
-// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere.
+// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere; 304
+// to a data request whose If-None-Match names the answer's tag (decision "Answers tagged by
+// the store's generation").
 import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage } from 'node:http'
@@ -12,8 +14,11 @@ import { endpointByService } from '../endpoints/index.js'
 import { registerMcp } from '../mcp/http.js'
 import { openApiDocument } from '../openapi/document.js'
 import { referencePage } from '../openapi/reference-page.js'
-import type { Execution, Executor } from '../serving/executor.js'
+import { answerTag, codedTag, matchingTag } from '../serving/answer-tag.js'
+import { acceptedCoding } from '../serving/compress.js'
+import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
+import { answersGen } from '../views/generation.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
@@ -127,13 +132,14 @@ function authorizationValues(req: FastifyRequest): string[] {
  * given on the event loop and need only to ask. An answer sent whole needs no abort (and
  * aborting builds a DOMException with a stack).
  */
-function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number) => void) | undefined): Execution {
+function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number) => void) | undefined, coded: Execution['coded']): Execution {
   const res = reply.raw
   const gone = (): boolean => (res.destroyed || req.raw.socket?.destroyed === true) && !res.writableFinished
   let controller: AbortController | undefined
   return {
     rows,
     gone,
+    coded,
     get signal() {
       if (controller === undefined) {
         controller = new AbortController()
@@ -281,15 +287,32 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     let body: Buffer | Readable
+    let tag: string
+    let coding: Coding | undefined
     try {
+      // The generation is read before the answer, so the tag never names data newer than the
+      // answer's (a write in between makes the tag one no later request matches).
+      const request: DataRequest = {
+        service: endpoint.service,
+        query: rawQuery(req),
+        now: now(),
+        gen: await answersGen(options.sql),
+        coding: acceptedCoding(req.headers['accept-encoding']),
+      }
+      tag = answerTag(request.gen!, request)
+      const matched = matchingTag(req.headers['if-none-match'], tag)
+      if (matched !== undefined) {
+        return reply.code(304).header('etag', matched).header('vary', 'accept-encoding').header('access-control-allow-origin', '*').send()
+      }
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
-      body = await options.executor.execute({ service: endpoint.service, query: rawQuery(req), now: now() }, clientGone(req, reply, rows))
+      body = await options.executor.execute(request, clientGone(req, reply, rows, (c) => (coding = c)))
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
-    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*')
+    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').header('etag', codedTag(tag, coding)).header('vary', 'accept-encoding')
+    if (coding !== undefined) reply.header('content-encoding', coding)
     return reply.send(body)
   })
 

@@ -19,13 +19,16 @@
 // otherwise be built, copied and collected at every asking: 0.21 → 0.15 of the bare server),
 // and a heavy answer asked again gets in though the room is busy with cheap ones. An answer
 // whose `errors` is not empty is never kept: a part that failed to read may read next time.
-import { Readable, Transform, pipeline } from 'node:stream'
+import { Transform, pipeline } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { performance } from 'node:perf_hooks'
 import { LRUCache } from 'lru-cache'
 import { isoDay, today } from '../values/dates.js'
 import { answersGen } from '../views/generation.js'
 import type { SqlPort } from '../store/sql.js'
-import type { DataRequest, Execution, Executor } from './executor.js'
+import { codedAnswer } from './compress.js'
+import type { Coded } from './compress.js'
+import type { Coding, DataRequest, Execution, Executor } from './executor.js'
 
 /** Requests remembered to admit an answer on its second asking. */
 const SEEN = 256
@@ -38,6 +41,8 @@ const NO_ERRORS = Buffer.from(',"errors":[]}')
 interface Kept {
   readonly rows: number | undefined
   readonly bytes: Buffer
+  /** The coding `bytes` are in (none: plain JSON). */
+  readonly coding: Coding | undefined
   /** Milliseconds it took to build (a stream's until its end): what each asking saves. */
   readonly cost: number
   used: number
@@ -62,6 +67,8 @@ export interface AnswerCacheStats {
 
 export interface AnswerCache extends Executor {
   readonly stats: AnswerCacheStats
+  /** Answers compressed for a client that accepts a coding (a kept one is given as it was kept). */
+  readonly compressions: number
 }
 
 /** `inner` with its repeated answers kept (`bytes` > 0: `serve --answer-cache 0` uses `inner` itself). */
@@ -74,6 +81,10 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
   let current = ''
   let hits = 0
   let misses = 0
+  let compressions = 0
+  const compressed = () => {
+    compressions++
+  }
   /**
    * The kept answers that give way to a new one of `size` (counted) bytes that took `cost` ms
    * to build: none while it fits; else those unused for STALE_MS (oldest first), then those
@@ -105,12 +116,18 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
 
   return {
     async execute(request: DataRequest, how: Execution) {
-      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.bound ? `\n${JSON.stringify(request.bound)}` : ''}`
+      const coding = request.coding
+      // Each coding its own entry: a kept answer is given in the bytes it was kept in.
+      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.bound ? `\n${JSON.stringify(request.bound)}` : ''}${coding === undefined ? '' : `\n${coding}`}`
+      const coded = (out: Coded) => {
+        if (out.coding !== undefined) how.coded?.(out.coding)
+        return out.body
+      }
       if (!kept.has(key) && !seen.has(key)) {
         seen.set(key, true)
-        return inner.execute(request, how)
+        return coded(await codedAnswer(await inner.execute(request, how), coding, compressed))
       }
-      const gen = await answersGen(sql)
+      const gen = request.gen ?? (await answersGen(sql))
       if (gen !== current) {
         // What is kept is of another generation: no answer now, and its room is the new one's at once.
         kept.clear()
@@ -121,6 +138,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
       if (known !== undefined) {
         known.used = clock()
         if (known.rows !== undefined) how.rows?.(known.rows)
+        if (known.coding !== undefined) how.coded?.(known.coding)
         hits++
         return known.bytes
       }
@@ -139,27 +157,52 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
       }
       const start = clock()
       const body = await inner.execute(request, counted)
+      // Whether a coded answer's `errors` is empty is seen on its plain bytes (its coded end says nothing).
+      let plain: Buffer | Readable = body
+      let plainEnd = () => (Buffer.isBuffer(body) ? body : Buffer.alloc(0))
+      if (coding !== undefined && !Buffer.isBuffer(body)) {
+        const tail = lastBytes(body, NO_ERRORS.length)
+        plain = tail.stream
+        plainEnd = tail.bytes
+      }
+      const out = await codedAnswer(plain, coding, compressed)
       const keep = (answer: Buffer) => {
+        const clean = endsClean(out.coding === undefined ? answer : plainEnd())
         // An answer that began under a generation since replaced is kept by no one.
-        if (gen !== current || answer.length > largest || !answer.subarray(-NO_ERRORS.length).equals(NO_ERRORS)) return
+        if (gen !== current || answer.length > largest || !clean) return
         const at = clock()
         const cost = at - start
         const victims = victimsFor(answer.length + 1, cost, at)
         if (victims === undefined) return
         for (const v of victims) kept.delete(v)
-        kept.set(key, { rows, bytes: answer, cost, used: at })
+        kept.set(key, { rows, bytes: answer, coding: out.coding, cost, used: at })
       }
-      if (Buffer.isBuffer(body)) {
-        keep(body)
-        return body
-      }
-      return collected(body, largest, keep)
+      if (Buffer.isBuffer(out.body)) keep(out.body)
+      return coded(Buffer.isBuffer(out.body) ? out : { body: collected(out.body, largest, keep), coding: out.coding })
     },
     close: () => inner.close(),
     get stats() {
       return { hits, misses, bytes: kept.calculatedSize }
     },
+    get compressions() {
+      return compressions
+    },
   }
+}
+
+const endsClean = (answer: Buffer): boolean => answer.subarray(-NO_ERRORS.length).equals(NO_ERRORS)
+
+/** `source` passed on as it is, its last `n` bytes known once it has ended. */
+function lastBytes(source: Readable, n: number): { stream: Readable; bytes: () => Buffer } {
+  let last: Buffer = Buffer.alloc(0)
+  const through = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      last = chunk.length >= n ? chunk.subarray(-n) : Buffer.concat([last, chunk]).subarray(-n)
+      callback(null, chunk)
+    },
+  })
+  pipeline(source, through, () => {})
+  return { stream: through, bytes: () => last }
 }
 
 /**

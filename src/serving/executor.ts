@@ -3,6 +3,9 @@
 import type { Readable } from 'node:stream'
 import type { BoundSpec } from '../pipeline/bound.js'
 
+/** A content coding the answer may be sent in (serving/compress.ts). */
+export type Coding = 'br' | 'gzip'
+
 /** One data request, as the route has it after authentication. */
 export interface DataRequest {
   readonly service: string
@@ -15,6 +18,14 @@ export interface DataRequest {
    * BoundedText (pipeline/bound.ts), never given on the event loop.
    */
   readonly bound?: BoundSpec
+  /**
+   * The store's answers generation, read before the request runs, when its surface has read
+   * it already (the HTTP route, for the answer's tag): the answer cache uses it instead of
+   * reading it again.
+   */
+  readonly gen?: string
+  /** The coding the client accepts: the answer comes in it when it weighs 1 KiB or more (`Execution.coded` says so). */
+  readonly coding?: Coding
 }
 
 export interface Execution {
@@ -24,6 +35,8 @@ export interface Execution {
   readonly gone?: () => boolean
   /** Told how many `data` rows the answer holds (access log, metrics). */
   readonly rows?: (n: number) => void
+  /** Told when the answer's bytes are in the request's `coding` (otherwise they are as they were). */
+  readonly coded?: (coding: Coding) => void
 }
 
 export interface Executor {

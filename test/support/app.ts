@@ -80,6 +80,8 @@ export interface StartOptions {
   readonly wrapImport?: (sql: SqlPort) => SqlPort
   /** The operations layer's hooks (access log, metrics). */
   readonly observer?: RequestObserver
+  /** Bytes of repeated answers kept (`serve --answer-cache`); none by default. */
+  readonly answerCacheBytes?: number
 }
 
 export async function startApp(fixture: readonly unknown[], options: StartOptions | readonly TestUser[] = {}): Promise<TestApp> {
@@ -98,7 +100,7 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   const dummyHash = await hashPassword('dummy', { logN: 10 })
   const served = opts.wrapSql ? opts.wrapSql(sql) : sql
   const auth = new Authenticator({ users: snapshot, dummyHash })
-  const app = await createApp({ sql: served, auth, logger: false, now: opts.now, observer: opts.observer })
+  const app = await createApp({ sql: served, auth, logger: false, now: opts.now, observer: opts.observer, answerCacheBytes: opts.answerCacheBytes })
   await app.ready()
   const request: TestApp['request'] = async (method, path, headers = {}) => {
     const res = await app.inject({ method, url: path, headers })
