@@ -25,6 +25,7 @@ import type { SqlPort } from '../store/sql.js'
 import { codedAnswer } from './compress.js'
 import type { Coded } from './compress.js'
 import type { Coding, DataRequest, Execution, Executor } from './executor.js'
+import type { PageInfo } from '../endpoints/pages.js'
 
 /** Requests remembered to admit an answer on its second asking. */
 const SEEN = 256
@@ -39,6 +40,8 @@ interface Kept {
   readonly bytes: Buffer
   /** The coding `bytes` are in (none: plain JSON). */
   readonly coding: Coding | undefined
+  /** A paged answer's next cursor and total. */
+  readonly page: PageInfo | undefined
   used: number
 }
 
@@ -100,6 +103,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
         return coded(await codedAnswer(await inner.execute(request, how), coding, compressed))
       }
       const gen = request.gen ?? (await answersGen(sql))
+      if (request.gen === undefined) how.gen?.(gen)
       if (gen !== current) {
         // What is kept is of another generation: no answer now, and its room is the new one's at once.
         kept.clear()
@@ -111,12 +115,14 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
         known.used = clock()
         if (known.rows !== undefined) how.rows?.(known.rows)
         if (known.coding !== undefined) how.coded?.(known.coding)
+        if (known.page !== undefined) how.page?.(known.page)
         hits++
         return known.bytes
       }
       misses++
       if (!admits(clock())) return coded(await codedAnswer(await inner.execute(request, how), coding, compressed))
       let rows: number | undefined
+      let page: PageInfo | undefined
       const counted: Execution = {
         // A getter: the route makes its AbortSignal only when something asks for it.
         get signal() {
@@ -126,6 +132,10 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
         rows: (n) => {
           rows = n
           how.rows?.(n)
+        },
+        page: (info) => {
+          page = info
+          how.page?.(info)
         },
       }
       const body = await inner.execute(request, counted)
@@ -141,7 +151,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = Date
       const keep = (answer: Buffer) => {
         const clean = endsClean(out.coding === undefined ? answer : plainEnd())
         // An answer that began under a generation since replaced is kept by no one.
-        if (gen === current && answer.length <= largest && clean) kept.set(key, { rows, bytes: answer, coding: out.coding, used: clock() })
+        if (gen === current && answer.length <= largest && clean) kept.set(key, { rows, page, bytes: answer, coding: out.coding, used: clock() })
       }
       if (Buffer.isBuffer(out.body)) keep(out.body)
       return coded(Buffer.isBuffer(out.body) ? out : { body: collected(out.body, largest, keep), coding: out.coding })

@@ -23,7 +23,7 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
         if (deadline > 0 && Date.now() > deadline) throw new Stopped(timeLimitMessage(timeLimitMs))
       },
     }
-    const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal }
+    const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal, page: how.page }
     const body = onLoopOnly ? await answerOnLoop(request.service, request.query, options) : await answer(request.service, request.query, options)
     if (body === null) return null
     signal.throwIfAborted()

@@ -1,6 +1,8 @@
 // Messages between the pool (main thread) and a serving worker. Answer bytes travel as
 // transferred ArrayBuffers; the worker sends at most WINDOW chunks beyond the credit the
 // main side has returned, so a slow client holds a bounded amount of memory.
+import type { PageInfo } from '../endpoints/pages.js'
+
 export const WINDOW = 4
 
 /** Values of a worker's stop flag (one Int32 in a SharedArrayBuffer, read between rows). */
@@ -27,6 +29,8 @@ export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'warn'; readonly message: string }
+  /** A paged answer's next cursor and total, sent before its bytes. */
+  | { readonly type: 'page'; readonly id: number; readonly page: PageInfo }
   | { readonly type: 'whole'; readonly id: number; readonly bytes: ArrayBuffer; readonly rows: number | null; readonly queries: number[] }
   | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer }
   | { readonly type: 'end'; readonly id: number; readonly rows: number | null; readonly queries: number[] }

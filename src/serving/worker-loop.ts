@@ -7,6 +7,7 @@ import { timedSql } from '../store/timed.js'
 import { answer } from '../pipeline/run.js'
 import { openReadOnly } from '../store/open.js'
 import type { SqlPort } from '../store/sql.js'
+import type { PageInfo } from '../endpoints/pages.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
 import { CANCELLED, RUNNING, WINDOW } from './protocol.js'
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.js'
@@ -96,7 +97,7 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
     let rows: number | null = null
     try {
       await hooks.before?.(m, store)
-      const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop }
+      const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop, page: (page: PageInfo) => post({ type: 'page', id: m.id, page }) }
       const body = await answer(m.service, m.query, options)
       stop.throwIfAborted()
       if (Buffer.isBuffer(body) && body.length <= WHOLE_MAX) {
