@@ -10,6 +10,7 @@ import type { Authenticate, RequestObserver } from '../http/server.js'
 import { answerCache } from '../serving/answer-cache.js'
 import type { AnswerCache } from '../serving/answer-cache.js'
 import { compressing } from '../serving/compress.js'
+import { Generations } from '../serving/generations.js'
 import type { Executor } from '../serving/executor.js'
 import { inProcessExecutor } from '../serving/in-process.js'
 import { WorkerPool } from '../serving/pool.js'
@@ -77,7 +78,11 @@ export async function createExecutor(config: ExecutorConfig): Promise<Executor> 
 
 export async function createApp(config: AppConfig): Promise<App> {
   const executor = await createExecutor(config)
-  const server = buildServer({ ...config, executor }) as App
+  // The generation is known from the start: a plain answer is tagged without a read of its own.
+  const generations = new Generations(config.sql)
+  // A store that cannot be read yet is read by the first request instead.
+  await generations.fresh().catch(() => undefined)
+  const server = buildServer({ ...config, executor, generations }) as App
   Object.defineProperty(server, 'executor', { value: executor })
   server.addHook('onClose', async () => executor.close())
   return server

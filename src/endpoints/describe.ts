@@ -2,6 +2,7 @@
 // does. One source for the OpenAPI document (openapi/document.ts) and the agent tools
 // (mcp/tools.ts), so the two can never describe an endpoint differently.
 import type { Endpoint, Param } from './define.js'
+import { PAGE_MEANINGS } from './pages.js'
 
 export const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
@@ -40,4 +41,13 @@ export function periodParams(e: Endpoint): readonly { readonly name: string; rea
     day('to', 'Database filter, the whole day inclusive; works only together with `from`, alone it is no filter'),
     ...(e.period.date ? [day('date', 'Database filter, one whole day; overrides from/to')] : []),
   ]
+}
+
+/** The paging parameters of a list endpoint (pages.ts): not the contract's, described beside its own. */
+export function pageParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
+  if (e.kind !== 'list') return []
+  return Object.entries(PAGE_MEANINGS).map(([name, meaning]) => ({
+    name,
+    description: `${meaning.ru} / ${meaning.en}. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.`,
+  }))
 }

@@ -1,5 +1,6 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
-// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere; 304
+// Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere; 400
+// to paging parameters that cannot be followed (decision "Pages by keyset"); 304
 // to a data request whose If-None-Match names the answer's tag (decision "Answers tagged by
 // the store's generation").
 import { randomUUID } from 'node:crypto'
@@ -11,14 +12,17 @@ import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
+import { BadPageRequest, pageRequest } from '../endpoints/pages.js'
+import type { PageInfo } from '../endpoints/pages.js'
+import { queryPairs } from '../endpoints/parse.js'
 import { registerMcp } from '../mcp/http.js'
 import { openApiDocument } from '../openapi/document.js'
 import { referencePage } from '../openapi/reference-page.js'
 import { answerTag, codedTag, matchingTag } from '../serving/answer-tag.js'
 import { acceptedCoding } from '../serving/compress.js'
+import { Generations } from '../serving/generations.js'
 import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
-import { answersGen } from '../views/generation.js'
 
 export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
@@ -60,6 +64,8 @@ export interface ServerOptions {
   readonly observer?: RequestObserver
   /** Runs the data requests: in this thread or a worker pool, with the answer cache (app/create.ts). */
   readonly executor: Executor
+  /** The answers generation as this process knows it, for the answers' tags (made here unless given). */
+  readonly generations?: Generations
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
@@ -77,6 +83,13 @@ const PREFLIGHT = {
 const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступен' }))
 const NOT_FOUND = '{"error":"Not Found"}'
 const EVERY_ANSWER = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
+
+/** The URL of the next page: the request's own path and query with `cursor` set to `cursor`. */
+function nextPage(url: string, query: string, cursor: string): string {
+  const path = url.slice(0, url.length - query.length).replace(/\?$/, '')
+  const kept = query.split('&').filter((part) => part !== '' && !/^cursor(=|$)/.test(part))
+  return `${path}?${[...kept, `cursor=${cursor}`].join('&')}`
+}
 
 // A store or network failure in the API's words: hosts, ports, paths, user names and the
 // driver's text stay in the log (decision "First hour"). Errors from a serving worker arrive
@@ -132,14 +145,19 @@ function authorizationValues(req: FastifyRequest): string[] {
  * given on the event loop and need only to ask. An answer sent whole needs no abort (and
  * aborting builds a DOMException with a stack).
  */
-function clientGone(req: FastifyRequest, reply: FastifyReply, rows: ((n: number) => void) | undefined, coded: Execution['coded']): Execution {
+function clientGone(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  rows: ((n: number) => void) | undefined,
+  told: Pick<Execution, 'coded' | 'page' | 'gen'>,
+): Execution {
   const res = reply.raw
   const gone = (): boolean => (res.destroyed || req.raw.socket?.destroyed === true) && !res.writableFinished
   let controller: AbortController | undefined
   return {
     rows,
     gone,
-    coded,
+    ...told,
     get signal() {
       if (controller === undefined) {
         controller = new AbortController()
@@ -274,6 +292,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   }
 
   const now = options.now ?? (() => new Date())
+  const generations = options.generations ?? new Generations(options.sql)
   const noteAuth = (req: FastifyRequest, auth: AuthResult) => {
     if (req.note === null) return
     req.note.auth = authOutcome(auth)
@@ -286,33 +305,67 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     const auth = await options.auth.authenticate(authorizationValues(req), req.ip, endpoint.service)
     noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
+    const query = rawQuery(req)
+    let paging = false
+    if (endpoint.kind === 'list') {
+      // Paging parameters that cannot be followed are refused before any read (decision "Pages by keyset").
+      try {
+        paging = pageRequest(endpoint, queryPairs(query)) !== undefined
+      } catch (err) {
+        if (!(err instanceof BadPageRequest)) throw err
+        return reply.code(400).type(JSON_TYPE).send(JSON.stringify({ error: err.message }))
+      }
+    }
     let body: Buffer | Readable
     let tag: string
     let coding: Coding | undefined
+    let page: PageInfo | undefined
     try {
-      // The generation is read before the answer, so the tag never names data newer than the
-      // answer's (a write in between makes the tag one no later request matches).
+      // A conditional request reads the generation now: its 304 is decided on what the store
+      // names, never on what this process last knew. Either way the generation is one read
+      // before the answer, so the tag never names data newer than the answer's.
+      const conditional = req.headers['if-none-match'] !== undefined
       const request: DataRequest = {
         service: endpoint.service,
-        query: rawQuery(req),
+        query,
         now: now(),
-        gen: await answersGen(options.sql),
+        ...(conditional ? { gen: await generations.fresh() } : {}),
         coding: acceptedCoding(req.headers['accept-encoding']),
       }
-      tag = answerTag(request.gen!, request)
-      const matched = matchingTag(req.headers['if-none-match'], tag)
-      if (matched !== undefined) {
-        return reply.code(304).header('etag', matched).header('vary', 'accept-encoding').header('access-control-allow-origin', '*').send()
+      let gen = request.gen ?? (await generations.known())
+      if (conditional) {
+        const matched = matchingTag(req.headers['if-none-match'], answerTag(gen, request))
+        if (matched !== undefined) {
+          return reply.code(304).header('etag', matched).header('vary', 'accept-encoding').header('access-control-allow-origin', '*').send()
+        }
       }
       const note = req.note
       const rows = note === null ? undefined : (n: number) => (note.rows = n)
-      body = await options.executor.execute(request, clientGone(req, reply, rows, (c) => (coding = c)))
+      body = await options.executor.execute(
+        request,
+        clientGone(req, reply, rows, {
+          coded: (c) => (coding = c),
+          page: (p) => (page = p),
+          // The answer cache read the generation before the answer: the freshest one for its tag.
+          gen: (g) => {
+            gen = g
+            generations.note(g)
+          },
+        }),
+      )
+      tag = answerTag(gen, request)
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
       return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
     }
     reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').header('etag', codedTag(tag, coding)).header('vary', 'accept-encoding')
     if (coding !== undefined) reply.header('content-encoding', coding)
+    if (paging) {
+      const shown = page as PageInfo | undefined
+      if (shown?.next !== undefined) reply.header('link', `<${nextPage(req.url, query, shown.next)}>; rel="next"`)
+      if (shown?.total !== undefined) reply.header('x-total-count', String(shown.total))
+      reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag')
+    }
     return reply.send(body)
   })
 

@@ -4,7 +4,8 @@
 // (bound.ts) so that one call cannot flood an agent's context.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, periodParams } from '../endpoints/describe.js'
+import type { PageInfo } from '../endpoints/pages.js'
+import { describeParam, pageParams, periodParams } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
 import { envelope } from '../pipeline/envelope.js'
 import type { Executor } from '../serving/executor.js'
@@ -30,6 +31,7 @@ function argumentsOf(e: Endpoint): Argument[] {
   return [
     ...periodParams(e).map(({ name, description }) => ({ name, schema: { type: 'string', description }, filter: true })),
     ...e.params.map((p) => ({ name: p.name, schema: paramSchema(e, p), filter: p.stage !== 'option' })),
+    ...pageParams(e).map(({ name, description }) => ({ name, schema: { type: name === 'limit' ? ['integer', 'string'] : name === 'count' ? ['boolean', 'string'] : 'string', description }, filter: false })),
   ]
 }
 
@@ -97,10 +99,11 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   if (unknown.length > 0) return refuse(`unknown argument(s) ${unknown.join(', ')}; ${e.service} takes ${[...names].join(', ')}`)
 
   let result
+  let page: PageInfo | undefined
   try {
     const query = new URLSearchParams([...pairs]).toString()
     const bound = { ...limits, tree: treeOf(e) !== undefined }
-    const body = await options.executor.execute({ service: e.service, query, now: options.now(), bound }, { signal, gone: () => signal.aborted })
+    const body = await options.executor.execute({ service: e.service, query, now: options.now(), bound }, { signal, gone: () => signal.aborted, page: (p) => (page = p) })
     result = JSON.parse((Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString('utf8')) as BoundedText
   } catch (err) {
     options.onError?.(err, e.service)
@@ -118,6 +121,9 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   const tree = treeOf(e)
   if (tree && result.cutLevel !== undefined) notes.push(cutNote(e.service, tree, result.cutLevel, args.filter((a) => a.filter && a.name !== tree.open && !pairs.has(a.name)).map((a) => a.name)))
   if (result.errors.length > errors.length) notes.push(`${result.errors.length - errors.length} more "errors" entries left out.`)
+  const paged = page as PageInfo | undefined
+  if (paged?.total !== undefined) notes.push(`The whole list has ${paged.total} rows.`)
+  if (paged?.next !== undefined) notes.push(`More rows follow: call again with the same arguments and cursor "${paged.next}".`)
   if (notes.length > 0) content.push({ type: 'text', text: notes.join(' ') })
   return { content }
 }

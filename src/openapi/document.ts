@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the endpoint declarations and their response
 // shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, periodParams } from '../endpoints/describe.js'
+import { describeParam, pageParams, periodParams } from '../endpoints/describe.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
 import { EXAMPLES } from './examples.js'
@@ -65,11 +65,31 @@ function operation(e: Endpoint): Json {
     summary: `GET /main/hs/${e.service}/get`,
     description: `${e.returns}. ` + (full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`),
     tags: ['data'],
-    parameters: [...periodParameters(e), ...e.params.flatMap((p) => [parameter(p, e), ...(p.aliases ?? []).map((a) => parameter(p, e, a))])],
+    parameters: [
+      ...periodParameters(e),
+      ...e.params.flatMap((p) => [parameter(p, e), ...(p.aliases ?? []).map((a) => parameter(p, e, a))]),
+      ...pageParams(e).map(({ name, description }) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: name === 'limit' ? { type: 'integer', minimum: 1, maximum: 10_000 } : { type: 'string' },
+        description,
+        'x-docgate-stage': 'page',
+      })),
+    ],
     responses: {
       200: {
         description: 'The envelope: `data` and the in-band problems in `errors` (status stays 200)',
-        headers: { 'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } } },
+        headers: {
+          'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } },
+          ETag: { description: 'Strong tag of the answer (store generation, request, day); send it back in If-None-Match', schema: { type: 'string' } },
+          ...(e.kind === 'list'
+            ? {
+                Link: { description: 'With `limit`, while more rows remain: `<URL of the next page>; rel="next"`', schema: { type: 'string' } },
+                'X-Total-Count': { description: 'With `limit` and `count=true`: the number of rows of the whole list', schema: { type: 'integer' } },
+              }
+            : {}),
+        },
         content: {
           'application/json': {
             schema: { type: 'object', additionalProperties: false, required: ['data', 'errors'], properties: { data: { type: 'array', items: item }, errors: ref('Errors') } },
@@ -77,6 +97,10 @@ function operation(e: Endpoint): Json {
           },
         },
       },
+      304: { description: 'If-None-Match names the answer\'s tag: the store has not changed since', headers: { ETag: { schema: { type: 'string' } } } },
+      ...(e.kind === 'list'
+        ? { 400: { description: 'A paging parameter (`limit`, `cursor`, `count`) that cannot be followed', content: { 'application/json': { schema: ref('Error') } } } }
+        : {}),
       401: unauthorized,
       500: { description: 'Unexpected error', content: { 'application/json': { schema: ref('Error') } } },
     },

@@ -10,7 +10,7 @@ import { pagedList } from '../endpoints/define.js'
 import type { StoredPage } from '../views/pages.js'
 import type { PagedList } from '../views/define.js'
 import type { Condition } from '../store/plan.js'
-import { compileBoundedPage, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
+import { compileBoundedPage, compileCount, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, serialize } from '../views/json-stream.js'
@@ -18,6 +18,8 @@ import { OPEN_DATA, OPEN_ROWS, ROW_SEPARATOR, closeData, closeRows } from './env
 import { endpointByService } from '../endpoints/index.js'
 import { parseRequest, queryPairs } from '../endpoints/parse.js'
 import { planQuery } from '../endpoints/plan.js'
+import { encodeCursor, pageRequest } from '../endpoints/pages.js'
+import type { PageInfo, PageRequest } from '../endpoints/pages.js'
 
 export type Body = Buffer | AsyncIterable<Buffer>
 
@@ -32,6 +34,8 @@ export interface RunOptions {
   readonly rows?: (n: number) => void
   /** Read between pages and rows: throws once the request is past its time limit or its client is gone. */
   readonly signal?: { throwIfAborted(): void }
+  /** Told, before the body is returned, the next page and the total of a paged request (`limit`). */
+  readonly page?: (info: PageInfo) => void
 }
 
 interface JoinedPage {
@@ -43,6 +47,7 @@ interface JoinedPage {
 
 /** What a list request reads: its parsed form, whether it prints full forms and how, its plan. */
 function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort, now: () => Date) {
+  const page = pageRequest(ep, pairs)
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
@@ -52,7 +57,7 @@ function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPo
   const { plan, postFilters } = planQuery(ep, req, sql.dialect, built ? ep.fullColumns : stored ? FULL_COLUMNS : [])
   // Short forms, or full forms the import keeps, of a whole list or a period: ready pages.
   const range = (!full || stored) && postFilters.length === 0 ? pageRange(ep, plan.where) : null
-  return { req, ctx, full, stored, built, plan, postFilters, range }
+  return { pairs, page, req, ctx, full, stored, built, plan, postFilters, range }
 }
 
 /** The rows a short-form request may read on the event loop when an indexed substring bounds them. */
@@ -72,6 +77,8 @@ type Decided = ReturnType<typeof decide>
 export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const decided = decide(ep, pairs, options.sql, options.now)
   const { range, full, stored, plan, req } = decided
+  // A page is read row by row, up to 10,000 of them: the pool's work.
+  if (decided.page !== undefined) return null
   if (range !== null) return !full || stored ? listAnswer(ep, decided, options, true) : null
   if (full || decided.postFilters.length > 0) return null
   for (const c of plan.where) {
@@ -113,13 +120,13 @@ function fitsLoop(first: readonly StoredPage[], more: boolean): boolean {
 }
 
 /** The answer of a decided request; with `loopOnly`, null when ready pages would not fit the event loop. */
-async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal }: RunOptions, loopOnly: boolean): Promise<Body | null> {
+async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal, page: told }: RunOptions, loopOnly: boolean): Promise<Body | null> {
   const { req, ctx, full, stored, built, plan, postFilters, range } = decided
   const keys = plan.orderBy.map((k) => k.column)
   // Rows read for forms built here (or filtered here), a page at a time unless the endpoint says one.
   const rowsPage = built && ep.onePage?.(ctx) === true ? ONE_PAGE : PAGE
-  const fetch = async (after?: readonly SqlValue[]) => {
-    const { sql: text, params } = compilePage(plan, sql.dialect, rowsPage, after)
+  const fetch = async (after?: readonly SqlValue[], size = rowsPage) => {
+    const { sql: text, params } = compilePage(plan, sql.dialect, size, after)
     return sql.all<Row>(text, params)
   }
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
@@ -136,6 +143,8 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
   }
   const out = new ChunkWriter()
   let count = 0
+
+  if (decided.page !== undefined) return paged(decided.page)
 
   if (range !== null) {
     signal?.throwIfAborted()
@@ -238,28 +247,32 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
     yield out.take()!
   }
 
+  /** Rows printed in the list's form: short, the stored full form, or the full form built for this request. */
+  async function* printed(rows: Row[]): AsyncGenerator<Buffer> {
+    const form = built ? await fullForms(ep.service, ep.fullPage!, ctx, rows) : undefined
+    for (const row of rows) {
+      signal?.throwIfAborted()
+      if (form) {
+        const result = form(row)
+        if (result.issue !== undefined) req.issues.push(result.issue)
+        if (result.value === undefined) continue
+        if (count++ > 0) out.push(ROW_SEPARATOR)
+        yield* serialize(result.value, out)
+      } else if (stored) {
+        yield* storedRow(row)
+      } else {
+        if (count++ > 0) out.push(ROW_SEPARATOR)
+        if (out.push(row.short as Buffer)) yield out.take()!
+      }
+    }
+  }
+
   async function* rowByRow(firstPage: Row[]): AsyncGenerator<Buffer> {
     out.push(OPEN_ROWS)
     let page = firstPage
     for (;;) {
       signal?.throwIfAborted()
-      const rows = keep(page)
-      const form = built ? await fullForms(ep.service, ep.fullPage!, ctx, rows) : undefined
-      for (const row of rows) {
-        signal?.throwIfAborted()
-        if (form) {
-          const result = form(row)
-          if (result.issue !== undefined) req.issues.push(result.issue)
-          if (result.value === undefined) continue
-          if (count++ > 0) out.push(ROW_SEPARATOR)
-          yield* serialize(result.value, out)
-        } else if (stored) {
-          yield* storedRow(row)
-        } else {
-          if (count++ > 0) out.push(ROW_SEPARATOR)
-          if (out.push(row.short as Buffer)) yield out.take()!
-        }
-      }
+      yield* printed(keep(page))
       const last = page.at(-1)
       if (page.length < rowsPage || !last) break
       page = await fetch(keys.map((k) => last[k] as SqlValue))
@@ -267,6 +280,56 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
     counted?.(count)
     out.push(closeRows(req.issues))
     yield out.take()!
+  }
+
+  /**
+   * One page of `limit` rows after the cursor's position, whole: its rows are read by keyset
+   * (one more than the page, to know whether another follows) and printed as the whole list
+   * prints them. The next cursor is the position of the page's last row.
+   */
+  async function paged(page: PageRequest): Promise<Buffer> {
+    const rows: Row[] = []
+    let after = page.after
+    for (;;) {
+      signal?.throwIfAborted()
+      const size = Math.min(PAGE, page.limit + 1 - rows.length)
+      const got = await fetch(after, size)
+      rows.push(...keep(got))
+      const last = got.at(-1)
+      if (got.length < size || rows.length > page.limit || !last) break
+      after = keys.map((k) => last[k] as SqlValue)
+    }
+    const more = rows.length > page.limit
+    rows.length = Math.min(rows.length, page.limit)
+    const parts: Buffer[] = []
+    out.push(OPEN_ROWS)
+    for (let i = 0; i < rows.length; i += PAGE) for await (const chunk of printed(rows.slice(i, i + PAGE))) parts.push(chunk)
+    counted?.(count)
+    out.push(closeRows(req.issues))
+    parts.push(out.take()!)
+    const last = rows.at(-1)
+    const next = more && last ? encodeCursor(ep, decided.pairs, keys.map((k) => last[k] as SqlValue)) : undefined
+    told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
+    return Buffer.concat(parts)
+  }
+
+  /** The rows of the whole list: counted by the store, or read and post-filtered. */
+  async function total(): Promise<number> {
+    if (postFilters.length === 0) {
+      const { sql: text, params } = compileCount(plan, sql.dialect)
+      const [row] = await sql.all<Row>(text, params)
+      return Number(row?.n ?? 0)
+    }
+    let n = 0
+    let after: readonly SqlValue[] | undefined
+    for (;;) {
+      signal?.throwIfAborted()
+      const got = await fetch(after)
+      n += keep(got).length
+      const last = got.at(-1)
+      if (got.length < PAGE || !last) return n
+      after = keys.map((k) => last[k] as SqlValue)
+    }
   }
 }
 

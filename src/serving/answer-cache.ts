@@ -29,6 +29,7 @@ import type { SqlPort } from '../store/sql.js'
 import { codedAnswer } from './compress.js'
 import type { Coded } from './compress.js'
 import type { Coding, DataRequest, Execution, Executor } from './executor.js'
+import type { PageInfo } from '../endpoints/pages.js'
 
 /** Requests remembered to admit an answer on its second asking. */
 const SEEN = 256
@@ -45,6 +46,8 @@ interface Kept {
   readonly coding: Coding | undefined
   /** Milliseconds it took to build (a stream's until its end): what each asking saves. */
   readonly cost: number
+  /** A paged answer's next cursor and total. */
+  readonly page: PageInfo | undefined
   used: number
 }
 
@@ -128,6 +131,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
         return coded(await codedAnswer(await inner.execute(request, how), coding, compressed))
       }
       const gen = request.gen ?? (await answersGen(sql))
+      if (request.gen === undefined) how.gen?.(gen)
       if (gen !== current) {
         // What is kept is of another generation: no answer now, and its room is the new one's at once.
         kept.clear()
@@ -139,11 +143,13 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
         known.used = clock()
         if (known.rows !== undefined) how.rows?.(known.rows)
         if (known.coding !== undefined) how.coded?.(known.coding)
+        if (known.page !== undefined) how.page?.(known.page)
         hits++
         return known.bytes
       }
       misses++
       let rows: number | undefined
+      let page: PageInfo | undefined
       const counted: Execution = {
         // A getter: the route makes its AbortSignal only when something asks for it.
         get signal() {
@@ -153,6 +159,10 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
         rows: (n) => {
           rows = n
           how.rows?.(n)
+        },
+        page: (info) => {
+          page = info
+          how.page?.(info)
         },
       }
       const start = clock()
@@ -175,7 +185,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
         const victims = victimsFor(answer.length + 1, cost, at)
         if (victims === undefined) return
         for (const v of victims) kept.delete(v)
-        kept.set(key, { rows, bytes: answer, coding: out.coding, cost, used: at })
+        kept.set(key, { rows, page, bytes: answer, coding: out.coding, cost, used: at })
       }
       if (Buffer.isBuffer(out.body)) keep(out.body)
       return coded(Buffer.isBuffer(out.body) ? out : { body: collected(out.body, largest, keep), coding: out.coding })

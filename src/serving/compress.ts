@@ -10,7 +10,7 @@ import { promisify } from 'node:util'
 import type { Coding, DataRequest, Execution, Executor } from './executor.js'
 
 /** Answers smaller than this go as they are: the coding would save less than its headers cost. */
-export const COMPRESS_FROM = 1024
+const COMPRESS_FROM = 1024
 
 // Brotli's default quality (11) takes ~1 s per MB; 4 keeps a streamed answer ahead of its client
 // and still makes JSON smaller than gzip does at its default level.

@@ -2,6 +2,7 @@
 // thread (in-process.ts) or in a pool of worker threads (pool.ts).
 import type { Readable } from 'node:stream'
 import type { BoundSpec } from '../pipeline/bound.js'
+import type { PageInfo } from '../endpoints/pages.js'
 
 /** A content coding the answer may be sent in (serving/compress.ts). */
 export type Coding = 'br' | 'gzip'
@@ -19,8 +20,8 @@ export interface DataRequest {
    */
   readonly bound?: BoundSpec
   /**
-   * The store's answers generation, read before the request runs, when its surface has read
-   * it already (the HTTP route, for the answer's tag): the answer cache uses it instead of
+   * The store's answers generation, read before the request runs, when its surface has just
+   * read it (the HTTP route, for a conditional request): the answer cache uses it instead of
    * reading it again.
    */
   readonly gen?: string
@@ -37,6 +38,10 @@ export interface Execution {
   readonly rows?: (n: number) => void
   /** Told when the answer's bytes are in the request's `coding` (otherwise they are as they were). */
   readonly coded?: (coding: Coding) => void
+  /** Told the answers generation when one is read for this request before its answer (the answer cache). */
+  readonly gen?: (gen: string) => void
+  /** Told a paged answer's next cursor and total (`limit`), before the answer is given. */
+  readonly page?: (info: PageInfo) => void
 }
 
 export interface Executor {

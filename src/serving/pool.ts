@@ -192,6 +192,8 @@ export class WorkerPool implements Executor {
     const job = slot.job
     if (!job || !('id' in m) || m.id !== job.id) return
     switch (m.type) {
+      case 'page':
+        return job.how.page?.(m.page)
       case 'whole':
         this.#finished(slot, job, m.rows, m.queries)
         job.done = true

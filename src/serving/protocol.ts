@@ -2,6 +2,7 @@
 // transferred ArrayBuffers; the worker sends at most WINDOW chunks beyond the credit the
 // main side has returned, so a slow client holds a bounded amount of memory.
 import type { BoundSpec } from '../pipeline/bound.js'
+import type { PageInfo } from '../endpoints/pages.js'
 
 export const WINDOW = 4
 
@@ -38,6 +39,8 @@ export type FromWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'warn'; readonly message: string }
+  /** A paged answer's next cursor and total, sent before its bytes. */
+  | { readonly type: 'page'; readonly id: number; readonly page: PageInfo }
   | { readonly type: 'whole'; readonly id: number; readonly bytes: ArrayBuffer; readonly rows: number | null; readonly queries: number[] }
   | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer }
   | { readonly type: 'end'; readonly id: number; readonly rows: number | null; readonly queries: number[] }

@@ -8,6 +8,7 @@ import { boundedBytes } from '../pipeline/bound.js'
 import { answer } from '../pipeline/run.js'
 import { openReadOnly } from '../store/open.js'
 import type { SqlPort } from '../store/sql.js'
+import type { PageInfo } from '../endpoints/pages.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
 import { CANCELLED, RUNNING, WINDOW } from './protocol.js'
 import type { FromWorker, ToWorker, WorkerSetup } from './protocol.js'
@@ -97,7 +98,7 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
     let rows: number | null = null
     try {
       await hooks.before?.(m, store)
-      const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop }
+      const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop, page: (page: PageInfo) => post({ type: 'page', id: m.id, page }) }
       const answered = await answer(m.service, m.query, options)
       const body = m.bound ? await boundedBytes(answered, m.bound) : answered
       stop.throwIfAborted()

@@ -64,6 +64,13 @@ export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, af
   return { sql, params }
 }
 
+/** The number of rows of a plan (`n`). */
+export function compileCount(plan: QueryPlan, dialect: Dialect): Compiled {
+  const params: SqlValue[] = []
+  const where = plan.where.map((c) => condition(c, plan.source, dialect, params))
+  return { sql: `SELECT count(*) AS n FROM ${plan.source}` + (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''), params }
+}
+
 /** What one joined page says besides its bytes. */
 export interface JoinedPageOptions {
   /** The column of ready JSON to join (`short`, or `full_form`). */

@@ -92,21 +92,59 @@ for (const backend of BACKENDS) describe(`${backend}: conditional GET with the a
   })
   after(() => app.close())
 
-  it('one read of the generation per request: the cache uses the route’s', async () => {
+  it('a plain request reads no generation but the cache’s own; a conditional one reads it once, and the cache uses that read', async () => {
     const generationReads = () => log.filter((r) => r.text.includes('FROM meta')).length
+    const reads: number[] = []
     for (let i = 0; i < 3; i++) {
       const before = generationReads()
       const res = await app.get(PATH, AUTH)
       assert.equal(res.body, CENTRAL)
-      assert.equal(generationReads() - before, 1, `asking ${i + 1}`)
+      reads.push(generationReads() - before)
     }
+    // First asking: remembered only; then the cache reads the generation to find its answer.
+    assert.deepEqual(reads, [0, 1, 1])
     const tag = String((await app.get(PATH, AUTH)).headers.etag)
-    const before = log.length
+    let before = log.length
     assert.equal((await app.get(PATH, { ...AUTH, 'if-none-match': tag })).status, 304)
     assert.deepEqual(
       log.slice(before).map((r) => r.text.includes('FROM meta')),
       [true],
       'a 304 reads the generation and nothing else',
     )
+    before = generationReads()
+    const other = await app.get(`${PATH}&code=0`, { ...AUTH, 'if-none-match': tag })
+    assert.equal(other.status, 200)
+    assert.equal(generationReads() - before, 1, 'a conditional 200 reads it once, the cache uses that read')
+  })
+
+  it('a plain answer begun before an import carries the old tag; a conditional request reads the store and is never a 304 over changed data', async () => {
+    const tag = String((await app.get(PATH, AUTH)).headers.etag)
+    assert.equal((await app.importMore([NEW_WAREHOUSE])).ok, true)
+    // This process has not read the generation since: a plain, first-asked answer is tagged with the one it knows.
+    const plain = await app.get(`${PATH}&x=1`, AUTH)
+    assert.equal(plain.body, TWO_CENTRAL)
+    const revalidated = await app.get(PATH, { ...AUTH, 'if-none-match': tag })
+    assert.equal(revalidated.status, 200)
+    assert.equal(revalidated.body, TWO_CENTRAL)
+    assert.notEqual(revalidated.headers.etag, tag)
+    assert.equal((await app.get(`${PATH}&x=1`, { ...AUTH, 'if-none-match': String(plain.headers.etag) })).status, 200, 'the stale tag matches nothing')
+  })
+})
+
+for (const backend of BACKENDS) describe(`${backend}: conditional GET without the answer cache`, () => {
+  let app: TestApp
+  const log: LoggedRead[] = []
+  before(async () => {
+    app = await startApp(warehousesFixture, { backend, wrapSql: loggedReads(log) })
+  })
+  after(() => app.close())
+
+  it('a plain request reads only its answer; the generation was read when the server started', async () => {
+    const before = log.length
+    const res = await app.get(PATH, AUTH)
+    assert.equal(res.body, CENTRAL)
+    assert.match(String(res.headers.etag), STRONG)
+    assert.equal(log.slice(before).filter((r) => r.text.includes('FROM meta')).length, 0)
+    assert.equal((await app.get(PATH, { ...AUTH, 'if-none-match': String(res.headers.etag) })).status, 304)
   })
 })

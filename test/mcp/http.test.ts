@@ -51,11 +51,45 @@ for (const backend of BACKENDS) describe(`${backend}: MCP over streamable HTTP (
           type: ['boolean', 'string'],
           description: 'Истина — только группы; любое другое заданное значение — только элементы (не группы) / True: only groups; any other given value: only elements (non-groups). Database filter; true when one of true, 1, да (any case).',
         },
+        limit: {
+          type: ['integer', 'string'],
+          description:
+            'Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list\'s order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.',
+        },
+        cursor: {
+          type: 'string',
+          description:
+            'Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page\'s position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.',
+        },
+        count: {
+          type: ['boolean', 'string'],
+          description:
+            'С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.',
+        },
       },
       additionalProperties: false,
     })
     const payments = tools.find((t) => t.name === 'payments')!
-    assert.deepEqual(Object.keys(payments.inputSchema.properties!), ['from', 'to', 'date', 'code', 'summ', 'approved', 'responsible', 'recipient', 'contractor', 'cash', 'comment', 'status', 'full'])
+    assert.deepEqual(Object.keys(payments.inputSchema.properties!), [
+      'from',
+      'to',
+      'date',
+      'code',
+      'summ',
+      'approved',
+      'responsible',
+      'recipient',
+      'contractor',
+      'cash',
+      'comment',
+      'status',
+      'full',
+      'limit',
+      'cursor',
+      'count',
+    ])
+    const materials = tools.find((t) => t.name === 'materials')!
+    assert.equal('limit' in materials.inputSchema.properties!, false, 'a tree takes no limit')
     assert.match(payments.description!, /^Expense requests \(document\): the answer of GET \/main\/hs\/payments\/get/)
   })
 
@@ -89,9 +123,24 @@ for (const backend of BACKENDS) describe(`${backend}: MCP over streamable HTTP (
 
   it('an unknown argument is refused with the tool\'s own argument list', async () => {
     const client = await connect(READER)
-    const result = (await client.callTool({ name: 'warehouses', arguments: { limit: 5 } })) as CallToolResult
+    const result = (await client.callTool({ name: 'warehouses', arguments: { offset: 5 } })) as CallToolResult
     assert.equal(result.isError, true)
-    assert.deepEqual(texts(result), ['unknown argument(s) limit; warehouses takes code, name, group'])
+    assert.deepEqual(texts(result), ['unknown argument(s) offset; warehouses takes code, name, group, limit, cursor, count'])
+  })
+
+  it('a paged call ends with the total and the next cursor; a bad cursor is refused with its message', async () => {
+    const client = await connect(READER)
+    const [envelope, note, ...rest] = texts(await client.callTool({ name: 'warehouses', arguments: { limit: 2, count: true } }))
+    assert.deepEqual(rest, [])
+    const all = (await (await api('/main/hs/warehouses/get')).json()) as { data: unknown[] }
+    assert.deepEqual(JSON.parse(envelope!), { data: all.data.slice(0, 2), errors: [] })
+    const cursor = /^The whole list has 69 rows\. More rows follow: call again with the same arguments and cursor "([\w.-]+)"\.$/.exec(note!)?.[1]
+    assert.ok(cursor, note)
+    const [second] = texts(await client.callTool({ name: 'warehouses', arguments: { limit: 2, count: true, cursor } }))
+    assert.deepEqual(JSON.parse(second!), { data: all.data.slice(2, 4), errors: [] })
+    const bad = (await client.callTool({ name: 'warehouses', arguments: { limit: 2, cursor: 'x' } })) as CallToolResult
+    assert.equal(bad.isError, true)
+    assert.deepEqual(texts(bad), ['{"error":"cursor is not one this request gave: malformed"}'])
   })
 
   it('a user sees and calls only the tools of the services granted to them', async () => {

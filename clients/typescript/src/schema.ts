@@ -742,6 +742,12 @@ export interface operations {
                 status?: string;
                 /** @description Полные связанные документы и вложения (Base64) / Full linked documents and attachments (Base64). Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -753,6 +759,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -760,6 +772,23 @@ export interface operations {
                         data: (components["schemas"]["Payment"] | components["schemas"]["PaymentFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -817,6 +846,12 @@ export interface operations {
                 responsible?: string;
                 /** @description Полные Сделка, Товары, Услуги и Вложения (Base64) / Full Сделка, Товары, Услуги and Вложения (Base64). Option; true when the value is one of 1, true, yes, да (any case); the key is case-insensitive. */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -828,6 +863,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -835,6 +876,23 @@ export interface operations {
                         data: (components["schemas"]["Receipt"] | components["schemas"]["ReceiptFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -894,6 +952,12 @@ export interface operations {
                 comment?: string;
                 /** @description Добавляет Товары с расчетом плановой себестоимости и спецификации / Adds Товары with the planned-cost and specification calculation. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -905,6 +969,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -912,6 +982,23 @@ export interface operations {
                         data: (components["schemas"]["Order"] | components["schemas"]["OrderFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -971,6 +1058,12 @@ export interface operations {
                 comment?: string;
                 /** @description Добавляет Товары и список вложений / Adds Товары and the attachment list. Option; true when the value is one of 1, true, yes, да, full (any case). */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -982,6 +1075,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -989,6 +1088,23 @@ export interface operations {
                         data: (components["schemas"]["SupplierOrder"] | components["schemas"]["SupplierOrderFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -1034,6 +1150,12 @@ export interface operations {
                 month?: string;
                 /** @description Расширенный режим; требует хотя бы один из `code`, `name`, `material`, `ngroup` / Extended mode; requires at least one of `code`, `name`, `material`, `ngroup`. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -1045,6 +1167,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1052,6 +1180,23 @@ export interface operations {
                         data: (components["schemas"]["Specification"] | components["schemas"]["SpecificationFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -1099,6 +1244,12 @@ export interface operations {
                 receiver?: string;
                 /** @description Возвращает Товары вместо сводки; требует `code` / Returns Товары instead of the summary; requires `code`. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -1110,6 +1261,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1117,6 +1274,23 @@ export interface operations {
                         data: (components["schemas"]["Transfer"] | components["schemas"]["TransferFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -1158,6 +1332,12 @@ export interface operations {
                 contract?: string;
                 /** @description Добавляет Ссылка, Продукция, Материалы / Adds Ссылка, Продукция, Материалы. Option; true when the value is one of 1, true, yes, да (any case); the key is case-insensitive. */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -1169,6 +1349,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1176,6 +1362,23 @@ export interface operations {
                         data: (components["schemas"]["ProductionOrder"] | components["schemas"]["ProductionOrderFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -1219,6 +1422,12 @@ export interface operations {
                 responsible?: string;
                 /** @description Возвращает массив Материалы для каждого отобранного документа; не требует `code` / Returns the Материалы array for every selected document; does not require `code`. Option; true when the value is one of 1, true, yes, да (any case). */
                 full?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -1230,6 +1439,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1237,6 +1452,23 @@ export interface operations {
                         data: (components["schemas"]["Demand"] | components["schemas"]["DemandFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
@@ -1305,6 +1537,8 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1313,6 +1547,14 @@ export interface operations {
                         errors: components["schemas"]["Errors"];
                     };
                 };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid credentials, or the method is not granted */
             401: {
@@ -1370,6 +1612,8 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1378,6 +1622,14 @@ export interface operations {
                         errors: components["schemas"]["Errors"];
                     };
                 };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing or invalid credentials, or the method is not granted */
             401: {
@@ -1414,6 +1666,12 @@ export interface operations {
                 name?: string;
                 /** @description Истина — только группы; любое другое заданное значение — только элементы (не группы) / True: only groups; any other given value: only elements (non-groups). Database filter; true when one of true, 1, да (any case). */
                 group?: string;
+                /** @description Размер страницы: первые N строк (1…10000) в порядке списка; пока строки остаются, заголовок Link с rel="next" ведёт к следующей странице / Page size: the first N rows (1…10000) in the list's order; while rows remain, a Link header with rel="next" leads to the next page. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                limit?: number;
+                /** @description Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit) / The next page's position, from the Link header (an opaque string; only with limit). Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                cursor?: string;
+                /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                count?: string;
             };
             header?: never;
             path?: never;
@@ -1425,6 +1683,12 @@ export interface operations {
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
+                    /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
+                    Link?: string;
+                    /** @description With `limit` and `count=true`: the number of rows of the whole list */
+                    "X-Total-Count"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1432,6 +1696,23 @@ export interface operations {
                         data: components["schemas"]["Warehouse"][];
                         errors: components["schemas"]["Errors"];
                     };
+                };
+            };
+            /** @description If-None-Match names the answer's tag: the store has not changed since */
+            304: {
+                headers: {
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
