@@ -43,7 +43,9 @@ async function run(db: string, accessLog: 'on' | 'off', path: string): Promise<{
 const db = join(benchDir(), 'bench.db')
 await prepareDemo(db, 1)
 console.log(`access log on vs off: ${rounds} interleaved rounds of ${amount} requests, 20 connections; medians`)
-console.log(`${'endpoint'.padEnd(24)}${'CPU µs/req on'.padStart(15)}${'off'.padStart(8)}${'cost'.padStart(8)}${'req/s on'.padStart(11)}${'off'.padStart(8)}`)
+console.log(
+  `${'endpoint'.padEnd(24)}${'CPU µs/req on'.padStart(15)}${'off'.padStart(8)}${'cost'.padStart(8)}${'req/s on'.padStart(11)}${'off'.padStart(8)}`,
+)
 for (const target of TARGETS) {
   const on: { cpuUs: number; rps: number }[] = []
   const off: { cpuUs: number; rps: number }[] = []
@@ -60,6 +62,10 @@ for (const target of TARGETS) {
   const cpuOff = median(off.map((r) => r.cpuUs))
   console.log(
     `${target.name.padEnd(24)}${cpuOn.toFixed(1).padStart(15)}${cpuOff.toFixed(1).padStart(8)}${`${(((cpuOn - cpuOff) / cpuOff) * 100).toFixed(1)}%`.padStart(8)}` +
-      `${median(on.map((r) => r.rps)).toFixed(0).padStart(11)}${median(off.map((r) => r.rps)).toFixed(0).padStart(8)}`,
+      `${median(on.map((r) => r.rps))
+        .toFixed(0)
+        .padStart(11)}${median(off.map((r) => r.rps))
+        .toFixed(0)
+        .padStart(8)}`,
   )
 }

@@ -227,16 +227,25 @@ try {
     const want = expected.get(name)
     const got = scanner.found[i]
     if (!want || !got) return problems.push(`${name}: unexpected`)
-    if (got.chars !== 4 * Math.ceil(want.size / 3)) problems.push(`${name}: ${got.chars} Base64 characters, expected ${4 * Math.ceil(want.size / 3)}`)
+    if (got.chars !== 4 * Math.ceil(want.size / 3))
+      problems.push(`${name}: ${got.chars} Base64 characters, expected ${4 * Math.ceil(want.size / 3)}`)
     if (got.bytes !== want.size || got.sha256 !== want.sha256) problems.push(`${name}: content differs (${got.bytes} bytes)`)
   })
 
   const content = [...expected.values()].reduce((n, e) => n + e.size, 0)
-  console.log(`attachments:       ${FILES} × ${(FILE_BYTES / MB).toFixed(1)} MiB = ${(content / MB).toFixed(0)} MiB (${(total / MB).toFixed(0)} MiB of JSON)`)
-  console.log(`server RSS:        ${(baseline / 1024).toFixed(0)} MiB before, peak ${(peak / 1024).toFixed(0)} MiB sampled, VmHWM ${(hwm / 1024).toFixed(0)} MiB (target < 300 MiB)`)
+  console.log(
+    `attachments:       ${FILES} × ${(FILE_BYTES / MB).toFixed(1)} MiB = ${(content / MB).toFixed(0)} MiB (${(total / MB).toFixed(0)} MiB of JSON)`,
+  )
+  console.log(
+    `server RSS:        ${(baseline / 1024).toFixed(0)} MiB before, peak ${(peak / 1024).toFixed(0)} MiB sampled, VmHWM ${(hwm / 1024).toFixed(0)} MiB (target < 300 MiB)`,
+  )
   console.log(`time to first byte: ${firstByte.toFixed(0)} ms`)
   console.log(`throughput:        ${(total / MB / seconds).toFixed(0)} MiB/s of JSON (${seconds.toFixed(1)} s)`)
-  console.log(problems.length === 0 ? 'content:           every attachment complete, SHA-256 matches' : `FAILED:\n  ${problems.slice(0, 10).join('\n  ')}`)
+  console.log(
+    problems.length === 0
+      ? 'content:           every attachment complete, SHA-256 matches'
+      : `FAILED:\n  ${problems.slice(0, 10).join('\n  ')}`,
+  )
   if (problems.length > 0 || peak / 1024 >= 300) process.exitCode = 1
   await slowReaders()
 } finally {

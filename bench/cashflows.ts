@@ -121,10 +121,13 @@ async function generate(db: string): Promise<void> {
     const report = await importEntries(sql, entries(sets, CHUNK / PER_SET))
     if (!report.ok) throw new Error(JSON.stringify(report.invalid.slice(0, 3)))
     const n = Math.min(CHUNK, total - done)
-    if ((done / CHUNK) % 4 === 0) console.log(`  ${done + n} movements: last ${n} in ${seconds(t1).toFixed(1)} s (${Math.round(n / seconds(t1))}/s)`)
+    if ((done / CHUNK) % 4 === 0)
+      console.log(`  ${done + n} movements: last ${n} in ${seconds(t1).toFixed(1)} s (${Math.round(n / seconds(t1))}/s)`)
   }
   const s = seconds(t0)
-  console.log(`imported ${total} movements in ${s.toFixed(0)} s (${Math.round(total / s)} movements/s, derived turnovers updated in every transaction)`)
+  console.log(
+    `imported ${total} movements in ${s.toFixed(0)} s (${Math.round(total / s)} movements/s, derived turnovers updated in every transaction)`,
+  )
   await putUser(sql, 'bench', await hashPassword('bench', { logN: 14 }), ['*'])
   await sql.close()
 }
@@ -151,7 +154,9 @@ const [counts] = await admin.all<Record<string, number>>(
   "SELECT (SELECT COUNT(*) FROM reg_cash) AS movements, SUM(CASE WHEN level = 'd' THEN 1 ELSE 0 END) AS days, " +
     "SUM(CASE WHEN level = 'm' THEN 1 ELSE 0 END) AS months, SUM(CASE WHEN level = 'y' THEN 1 ELSE 0 END) AS years FROM cash_turnovers",
 )
-console.log(`register ${counts!.movements} movements; turnovers ${counts!.days} day, ${counts!.months} month, ${counts!.years} year rows; database ${(size / 2 ** 30).toFixed(2)} GiB`)
+console.log(
+  `register ${counts!.movements} movements; turnovers ${counts!.days} day, ${counts!.months} month, ${counts!.years} year rows; database ${(size / 2 ** 30).toFixed(2)} GiB`,
+)
 
 const auth = { authorization: `Basic ${Buffer.from('bench:bench').toString('base64')}` }
 const server = await startProcess(['dist/bench/serve-db.js', db])
@@ -163,11 +168,16 @@ try {
     ['from=01.06.2020&to=30.06.2020', 'from=01.06.2020&to=30.06.2020'],
     ['date=15.06.2020', 'date=15.06.2020'],
     ['from=15.03.2019&to=20.11.2024&mgmt=true&totals=true', 'from=15.03.2019&to=20.11.2024&mgmt=true&totals=true'],
-    ['from=01.01.2025 (to today)&kind=Наличные&closed=нет', `from=01.01.2025&kind=${encodeURIComponent('Наличные')}&closed=${encodeURIComponent('нет')}`],
+    [
+      'from=01.01.2025 (to today)&kind=Наличные&closed=нет',
+      `from=01.01.2025&kind=${encodeURIComponent('Наличные')}&closed=${encodeURIComponent('нет')}`,
+    ],
   ] as const) {
     const t = await timeRequest(`${server.url}/main/hs/cashflows/get${query ? `?${query}` : ''}`, auth, runs)
     const rows = (JSON.parse(t.body) as { data: unknown[] }).data.length
-    console.log(`${name.padEnd(52)}${String(rows).padStart(6)}${String(t.bytes).padStart(9)}${t.medianMs.toFixed(1).padStart(11)}${t.minMs.toFixed(1).padStart(9)}`)
+    console.log(
+      `${name.padEnd(52)}${String(rows).padStart(6)}${String(t.bytes).padStart(9)}${t.medianMs.toFixed(1).padStart(11)}${t.minMs.toFixed(1).padStart(9)}`,
+    )
   }
   let t0 = process.hrtime.bigint()
   const moves = [1, 2, 3].map((m) => ({
@@ -178,15 +188,15 @@ try {
     Сумма: 100 * m,
     СуммаУпр: 90 * m,
   }))
-  const replaced = await importEntries(admin, [
-    { line: 1, value: recordSet(12345, moves) },
-  ])
+  const replaced = await importEntries(admin, [{ line: 1, value: recordSet(12345, moves) }])
   if (!replaced.ok) throw new Error(JSON.stringify(replaced.invalid))
   console.log(`re-importing one record set (its old and new days, months, years rebuilt): ${(seconds(t0) * 1000).toFixed(1)} ms`)
   t0 = process.hrtime.bigint()
   await admin.transaction(() => cashTurnovers.update(admin, 'all'))
   console.log(`full rebuild of the turnovers from the register: ${seconds(t0).toFixed(1)} s`)
-  console.log(`the June 2020 statement straight from the register (no turnovers): ${(await directFromRegister(admin, '2020-06-01', '2020-06-30')).toFixed(0)} ms`)
+  console.log(
+    `the June 2020 statement straight from the register (no turnovers): ${(await directFromRegister(admin, '2020-06-01', '2020-06-30')).toFixed(0)} ms`,
+  )
 } finally {
   server.child.kill('SIGTERM')
   await admin.close()

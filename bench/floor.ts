@@ -54,7 +54,11 @@ async function main(): Promise<void> {
       const lean = await getOk(servers.lean.url + c.path, headers)
       if (!lean.body.equals(answer.body)) throw new Error(`${c.name}: the lean server's answer differs from docgate's`)
       writeFileSync(join(dir, 'body.bin'), answer.body)
-      const bare = await startPinned(1, ['dist/bench/bare-server.js', join(dir, 'body.bin'), answer.contentType, answer.cors ? 'cors' : 'none'], ROOT)
+      const bare = await startPinned(
+        1,
+        ['dist/bench/bare-server.js', join(dir, 'body.bin'), answer.contentType, answer.cors ? 'cors' : 'none'],
+        ROOT,
+      )
       try {
         const all = { docgate: servers.docgate, lean: servers.lean, bare }
         const names = Object.keys(all) as (keyof typeof all)[]

@@ -18,7 +18,10 @@ const location = join(benchDir(), 'bench.db')
 
 const writer = await openWritable(location)
 for (const file of demoFiles({ scale, seed: 1 })) {
-  const report = await importEntries(writer, [...file.objects()].map((value, i) => ({ line: i + 1, value })))
+  const report = await importEntries(
+    writer,
+    [...file.objects()].map((value, i) => ({ line: i + 1, value })),
+  )
   if (!report.ok) throw new Error(`${file.name} rejected`)
 }
 await writer.close()
@@ -55,6 +58,8 @@ for (const [name, service, params] of TARGETS) {
     times.push(Number(process.hrtime.bigint() - t0) / 1e6)
   }
   times.sort((a, b) => a - b)
-  console.log(`${name.padEnd(28)}${String(bytes).padStart(10)}${times[rounds >> 1]!.toFixed(2).padStart(11)}${times[0]!.toFixed(2).padStart(9)}`)
+  console.log(
+    `${name.padEnd(28)}${String(bytes).padStart(10)}${times[rounds >> 1]!.toFixed(2).padStart(11)}${times[0]!.toFixed(2).padStart(9)}`,
+  )
 }
 await sql.close()

@@ -20,7 +20,11 @@ export function benchDir(): string {
 /** Starts a node script that prints `listening on http://H:N`; resolves with its base URL. */
 export function startProcess(args: string[]): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' } })
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn' },
+    })
     let out = ''
     const read = (chunk: Buffer) => {
       out += chunk.toString()

@@ -19,8 +19,12 @@ const auth = { authorization: BENCH_AUTH }
 async function measure(engine: string, db: string): Promise<void> {
   const accessLog = process.env.BENCH_ACCESS_LOG === 'off' ? ['--access-log', 'off'] : []
   const docgate = await startProcess(['bin/docgate.js', 'serve', '--db', db, '--port', '0', ...accessLog])
-  console.log(`\n${engine}: demo scale ${scale}, ${seconds} s per run, 20 connections, loopback, access log ${accessLog.length ? 'off' : 'on'}`)
-  console.log(`${'endpoint'.padEnd(44)}${'bytes'.padStart(9)}${'docgate/s'.padStart(11)}${'p99 ms'.padStart(9)}${'bare/s'.padStart(11)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}`)
+  console.log(
+    `\n${engine}: demo scale ${scale}, ${seconds} s per run, 20 connections, loopback, access log ${accessLog.length ? 'off' : 'on'}`,
+  )
+  console.log(
+    `${'endpoint'.padEnd(44)}${'bytes'.padStart(9)}${'docgate/s'.padStart(11)}${'p99 ms'.padStart(9)}${'bare/s'.padStart(11)}${'p99 ms'.padStart(9)}${'ratio'.padStart(8)}`,
+  )
   try {
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined
     for (const target of TARGETS.filter((t) => !only || only.test(t.name))) {

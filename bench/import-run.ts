@@ -15,7 +15,9 @@ if (!root || !store || paths.length === 0) throw new Error('usage: import-run <r
 const load = async <T>(module: string): Promise<T> => (await import(pathToFileURL(join(root, 'dist/src', module)).href)) as T
 
 type Report = { readonly ok: boolean; readonly invalid: readonly unknown[] }
-const { openWritable } = await load<{ openWritable(location: string): Promise<{ close(): Promise<void> }> }>('store/open.js')
+type Opens = { openWritable(location: string): Promise<{ close(): Promise<void> }> }
+// Revisions before the composition root opened writable stores in store/open.ts.
+const { openWritable } = await load<Opens>('app/store.js').catch(() => load<Opens>('store/open.js'))
 const { importEntries } = await load<{ importEntries(sql: unknown, entries: AsyncIterable<unknown>): Promise<Report> }>('import/run.js')
 const { readEntries } = await load<{ readEntries(path: string): AsyncIterable<unknown> }>('import/read.js')
 type LoadFiles = (sql: unknown, paths: readonly string[], onFile: (path: string, report: Report) => void) => Promise<void>

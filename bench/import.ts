@@ -48,7 +48,9 @@ console.log(`demo scale ${scale}: ${objects} objects in ${files.length} files`)
  * import/files.ts; 0 for a revision that built them with each file), and the total.
  */
 function timedRun(root: string, store: string): { files: number[]; ready: number; total: number } {
-  const out = execFileSync(process.execPath, [join(ROOT, 'dist/bench/import-run.js'), root, store, ...files.map((f) => f.path)], { encoding: 'utf8' })
+  const out = execFileSync(process.execPath, [join(ROOT, 'dist/bench/import-run.js'), root, store, ...files.map((f) => f.path)], {
+    encoding: 'utf8',
+  })
   const lines = out.trim().split('\n')
   const ready = lines.find((l) => l.startsWith('ready\t'))
   return {
@@ -62,7 +64,9 @@ function timedRun(root: string, store: string): { files: number[]; ready: number
 const importRounds = Number(process.env.BENCH_IMPORT_ROUNDS ?? '3')
 
 async function measure(engine: string, db: () => Promise<{ location: string; drop: () => Promise<void> }>): Promise<void> {
-  console.log(`\n${engine}: ${importRounds} imports, each into a new store by a process of its own (as \`docgate import\`); median seconds per file`)
+  console.log(
+    `\n${engine}: ${importRounds} imports, each into a new store by a process of its own (as \`docgate import\`); median seconds per file`,
+  )
   const runs: ReturnType<typeof timedRun>[] = []
   for (let round = 0; round < importRounds; round++) {
     const target = await db()
@@ -75,12 +79,24 @@ async function measure(engine: string, db: () => Promise<{ location: string; dro
   console.log(`${'file'.padEnd(36)}${'objects'.padStart(10)}${'seconds'.padStart(10)}${'objects/s'.padStart(12)}`)
   files.forEach((f, i) => {
     const s = median(runs.map((r) => r.files[i]!))
-    console.log(`${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s).toString().padStart(12)}`)
+    console.log(
+      `${f.name.padEnd(36)}${String(f.objects).padStart(10)}${s.toFixed(2).padStart(10)}${Math.round(f.objects / s)
+        .toString()
+        .padStart(12)}`,
+    )
   })
-  console.log(`${'read models, built after the last file'.padEnd(46)}${median(runs.map((r) => r.ready)).toFixed(2).padStart(10)}`)
+  console.log(
+    `${'read models, built after the last file'.padEnd(46)}${median(runs.map((r) => r.ready))
+      .toFixed(2)
+      .padStart(10)}`,
+  )
   const totals = runs.map((r) => r.total)
   const total = median(totals)
-  console.log(`${'total'.padEnd(36)}${String(objects).padStart(10)}${total.toFixed(2).padStart(10)}${Math.round(objects / total).toString().padStart(12)}`)
+  console.log(
+    `${'total'.padEnd(36)}${String(objects).padStart(10)}${total.toFixed(2).padStart(10)}${Math.round(objects / total)
+      .toString()
+      .padStart(12)}`,
+  )
   console.log(`imports: ${totals.map((t) => `${t.toFixed(2)} s (${Math.round(objects / t)}/s)`).join(', ')}`)
 
   const perLine = (ns: bigint, n: number): string => (Number(ns) / 1000 / n).toFixed(1).padStart(10)
@@ -89,7 +105,9 @@ async function measure(engine: string, db: () => Promise<{ location: string; dro
   const floorTarget = await db()
   const floor = await openWritable(floorTarget.location)
   for (const f of files) {
-    const lines = readFileSync(f.path, 'utf8').split('\n').filter((l) => l !== '')
+    const lines = readFileSync(f.path, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
     let t0 = process.hrtime.bigint()
     const values = lines.map((l) => JSON.parse(l) as unknown)
     const parse = process.hrtime.bigint() - t0
@@ -133,10 +151,14 @@ if (baseline) {
     const before = objects / timedRun(base, join(dir, 'baseline.db')).total
     const now = objects / timedRun(ROOT, join(dir, 'current.db')).total
     ratios.push(now / before)
-    console.log(`${String(round).padEnd(8)}${Math.round(before).toString().padStart(12)}${Math.round(now).toString().padStart(12)}${(now / before).toFixed(2).padStart(8)}`)
+    console.log(
+      `${String(round).padEnd(8)}${Math.round(before).toString().padStart(12)}${Math.round(now).toString().padStart(12)}${(now / before).toFixed(2).padStart(8)}`,
+    )
   }
   const middle = median(ratios)
-  console.log(`median ratio ${middle.toFixed(2)} (range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); within 25 %: ${middle >= 0.75 ? 'yes' : 'no'}`)
+  console.log(
+    `median ratio ${middle.toFixed(2)} (range ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); within 25 %: ${middle >= 0.75 ? 'yes' : 'no'}`,
+  )
 }
 
 let n = 0

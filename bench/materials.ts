@@ -24,7 +24,8 @@ const ADJS = ['стальная', 'оцинкованный', 'медный', '�
 
 function* catalogue(): Generator<unknown> {
   for (let i = 0; i < 5; i++) yield { type: `${C}ЕдиницыИзмерения`, ref: id(1, i), Наименование: ['шт', 'м', 'кг', 'т', 'усл'][i] }
-  for (let i = 0; i < 4; i++) yield { type: `${C}ВидыНоменклатуры`, ref: id(2, i), Наименование: ['Материал', 'Товар', 'Услуга', 'Продукция'][i] }
+  for (let i = 0; i < 4; i++)
+    yield { type: `${C}ВидыНоменклатуры`, ref: id(2, i), Наименование: ['Материал', 'Товар', 'Услуга', 'Продукция'][i] }
   for (let i = 0; i < 50; i++) yield { type: `${C}НоменклатурныеГруппы`, ref: id(3, i), Наименование: `Номенклатурная группа ${i}` }
   for (let i = 0; i < 500; i++) yield { type: `${C}Контрагенты`, ref: id(4, i), Наименование: `ООО Поставщик ${i}` }
   // Groups level by level; the last level's groups hold the elements.
@@ -35,7 +36,14 @@ function* catalogue(): Generator<unknown> {
     for (const parent of level) {
       for (let b = 0; b < BRANCHING; b++) {
         const ref = id(5, groupNo)
-        yield { type: `${C}Номенклатура`, ref, Код: `Г-${groupNo}`, Наименование: `Группа ${depth}.${groupNo}`, ЭтоГруппа: true, Родитель: parent || null }
+        yield {
+          type: `${C}Номенклатура`,
+          ref,
+          Код: `Г-${groupNo}`,
+          Наименование: `Группа ${depth}.${groupNo}`,
+          ЭтоГруппа: true,
+          Родитель: parent || null,
+        }
         next.push(ref)
         groupNo++
       }
@@ -73,7 +81,9 @@ const report = await importEntries(
   })(),
 )
 if (!report.ok) throw new Error(`rejected: ${JSON.stringify(report.invalid.slice(0, 3))}`)
-console.log(`materials: ${items} elements under ${LEVELS} levels of groups (branching ${BRANCHING}); ${line} objects imported in ${seconds(t0).toFixed(1)} s`)
+console.log(
+  `materials: ${items} elements under ${LEVELS} levels of groups (branching ${BRANCHING}); ${line} objects imported in ${seconds(t0).toFixed(1)} s`,
+)
 await putUser(sql, 'bench', await hashPassword('bench', { logN: 14 }), ['*'])
 await sql.close()
 console.log(`database ${(statSync(db).size / 2 ** 20).toFixed(0)} MiB`)
@@ -96,12 +106,17 @@ try {
     t0 = process.hrtime.bigint()
     const t = await timeRequest(`${server.url}/main/hs/materials/get${query ? `?${query}` : ''}`, auth, runs)
     const found = countElements(JSON.parse(t.body).data)
-    console.log(`${name.padEnd(40)}${String(found).padStart(10)}${String(t.bytes).padStart(12)}${t.medianMs.toFixed(0).padStart(11)}${t.minMs.toFixed(0).padStart(9)}`)
+    console.log(
+      `${name.padEnd(40)}${String(found).padStart(10)}${String(t.bytes).padStart(12)}${t.medianMs.toFixed(0).padStart(11)}${t.minMs.toFixed(0).padStart(9)}`,
+    )
   }
   // What keeping the unfiltered tree ready costs an import transaction (views/ready-answers.ts).
   const writer = await openWritable(db)
   for (const [name, value] of [
-    ['one nomenclature item (tree rebuilt)', { type: `${C}Номенклатура`, ref: id(6, 7), Код: 'Н-0000007', Наименование: 'Труба переименованная', ЕдиницаИзмерения: id(1, 2) }],
+    [
+      'one nomenclature item (tree rebuilt)',
+      { type: `${C}Номенклатура`, ref: id(6, 7), Код: 'Н-0000007', Наименование: 'Труба переименованная', ЕдиницаИзмерения: id(1, 2) },
+    ],
     ['one warehouse (tree untouched)', { type: `${C}Склады`, ref: id(7, 0), Наименование: 'Склад' }],
   ] as const) {
     t0 = process.hrtime.bigint()

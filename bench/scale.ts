@@ -70,7 +70,9 @@ const size = (bytes: number): string =>
 function workersSupport(): { supported: boolean; args: string[] } {
   const help = spawnSync(process.execPath, ['bin/docgate.js', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
   const supported = `${help.stdout}${help.stderr}`.includes('--workers')
-  console.log(`docgate serve --workers: ${supported ? 'supported' : 'not supported'}${env.BENCH_WORKERS ? `; BENCH_WORKERS=${env.BENCH_WORKERS}` : ''}`)
+  console.log(
+    `docgate serve --workers: ${supported ? 'supported' : 'not supported'}${env.BENCH_WORKERS ? `; BENCH_WORKERS=${env.BENCH_WORKERS}` : ''}`,
+  )
   if (!env.BENCH_WORKERS) return { supported, args: [] }
   if (!supported) throw new Error('BENCH_WORKERS is set but this docgate serve has no --workers flag')
   return { supported, args: ['--workers', env.BENCH_WORKERS] }
@@ -78,13 +80,32 @@ function workersSupport(): { supported: boolean; args: string[] } {
 
 const extraArgs = (env.BENCH_SERVE_ARGS ?? '').split(' ').filter((a) => a !== '')
 if (extraArgs.length > 0) console.log(`docgate serve ${extraArgs.join(' ')}`)
-const serveArgs = (db: string, workers: string[]): string[] => ['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', ...workers, ...extraArgs]
+const serveArgs = (db: string, workers: string[]): string[] => [
+  'bin/docgate.js',
+  'serve',
+  '--db',
+  db,
+  '--port',
+  '0',
+  '--access-log',
+  'off',
+  ...workers,
+  ...extraArgs,
+]
 
 /** One wrk run against `server`, then a wait until the server has finished what wrk left in flight. */
 async function run(server: Server, c: Case, seconds: number): Promise<WrkRun> {
-  const r = await runWrk(server.url + c.path, ROOT, { core: WRK_CORE, connections, seconds, headers: { ...headers, ...c.headers }, period: c.period, timeoutSeconds: WRK_TIMEOUT_S })
+  const r = await runWrk(server.url + c.path, ROOT, {
+    core: WRK_CORE,
+    connections,
+    seconds,
+    headers: { ...headers, ...c.headers },
+    period: c.period,
+    timeoutSeconds: WRK_TIMEOUT_S,
+  })
   const { exitCode, signalCode } = server.child
-  if (exitCode !== null || signalCode !== null) throw new Error(`the server at ${server.url} ended during the run (${exitCode ?? signalCode})`)
+  if (exitCode !== null || signalCode !== null)
+    throw new Error(`the server at ${server.url} ended during the run (${exitCode ?? signalCode})`)
   await settle(server.child.pid!)
   return r
 }
@@ -94,10 +115,17 @@ async function measureCase(db: string, workers: string[], c: Case, dir: string):
   let bare: Server | undefined
   try {
     const answer = await getOk(docgate.url + c.path, { ...headers, ...c.headers })
-    if (c.headers?.['accept-encoding'] !== undefined && answer.contentEncoding === undefined) throw new Error(`${c.name}: the answer came uncompressed`)
+    if (c.headers?.['accept-encoding'] !== undefined && answer.contentEncoding === undefined)
+      throw new Error(`${c.name}: the answer came uncompressed`)
     const file = join(dir, 'body.bin')
     writeFileSync(file, answer.body)
-    const bareArgs = ['dist/bench/bare-server.js', file, answer.contentType, answer.cors ? 'cors' : 'none', ...(answer.contentEncoding ? [answer.contentEncoding] : [])]
+    const bareArgs = [
+      'dist/bench/bare-server.js',
+      file,
+      answer.contentType,
+      answer.cors ? 'cors' : 'none',
+      ...(answer.contentEncoding ? [answer.contentEncoding] : []),
+    ]
     bare = await startPinned(SERVER_CORE, bareArgs, ROOT)
     const warm = await run(docgate, c, warmup)
     await run(bare, c, warmup)
@@ -123,7 +151,9 @@ async function measureCase(db: string, workers: string[], c: Case, dir: string):
       base.push(b)
       ratios.push(o.rps / b.rps)
       const errors = o.errors + b.errors > 0 ? `  errors ${o.errors}/${b.errors}` : ''
-      console.log(`    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`)
+      console.log(
+        `    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`,
+      )
     }
     return { c, rows: rowsOf(answer.body, answer.contentEncoding), bytes: answer.body.length, seconds, ours, bare: base, ratios }
   } finally {
@@ -133,8 +163,22 @@ async function measureCase(db: string, workers: string[], c: Case, dir: string):
 }
 
 function table(engine: string, results: readonly Result[], halfOf?: ReadonlyMap<string, number>): void {
-  console.log(`\n${engine}, demo scale ${scale}: ${rounds} rounds of ${duration} s (up to ${maxDuration} s for slow requests: ≥ ${minRequests} answers), wrk -t1 -c${connections} on core ${WRK_CORE}, servers on core ${SERVER_CORE}`)
-  const head = ['request', 'rows', 'bytes', 'docgate/s', 'bare/s', 'ratio', 'range', 'p99 ms', halfOf ? 'issue (pg, scale 10)' : 'issue (scale 100)', 'target', 'met']
+  console.log(
+    `\n${engine}, demo scale ${scale}: ${rounds} rounds of ${duration} s (up to ${maxDuration} s for slow requests: ≥ ${minRequests} answers), wrk -t1 -c${connections} on core ${WRK_CORE}, servers on core ${SERVER_CORE}`,
+  )
+  const head = [
+    'request',
+    'rows',
+    'bytes',
+    'docgate/s',
+    'bare/s',
+    'ratio',
+    'range',
+    'p99 ms',
+    halfOf ? 'issue (pg, scale 10)' : 'issue (scale 100)',
+    'target',
+    'met',
+  ]
   console.log(`| ${head.join(' | ')} |`)
   console.log(`|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`)
   for (const r of results) {

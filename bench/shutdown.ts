@@ -21,7 +21,16 @@ const { hostname, port } = new URL(server.url)
 const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS })
 
 type Outcome = 'ok' | 'okAfterSignal' | 'keepAliveAfterSignal' | 'reset' | 'resetNew' | 'truncated' | 'refused' | 'other'
-const counts: Record<Outcome, number> = { ok: 0, okAfterSignal: 0, keepAliveAfterSignal: 0, reset: 0, resetNew: 0, truncated: 0, refused: 0, other: 0 }
+const counts: Record<Outcome, number> = {
+  ok: 0,
+  okAfterSignal: 0,
+  keepAliveAfterSignal: 0,
+  reset: 0,
+  resetNew: 0,
+  truncated: 0,
+  refused: 0,
+  other: 0,
+}
 let signalledAt = 0
 let longest = 0
 

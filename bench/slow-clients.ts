@@ -61,7 +61,9 @@ function flood(n: number, slow: boolean): Promise<number[]> {
   })
 }
 
-console.log(`${'case'.padEnd(22)}${'conns'.padStart(7)}${'closed ≤12 s'.padStart(14)}${'fds base/peak/13 s'.padStart(20)}${'probe p99 ms'.padStart(14)}${'max ms'.padStart(8)}${'errors'.padStart(8)}${'RSS +MB'.padStart(9)}`)
+console.log(
+  `${'case'.padEnd(22)}${'conns'.padStart(7)}${'closed ≤12 s'.padStart(14)}${'fds base/peak/13 s'.padStart(20)}${'probe p99 ms'.padStart(14)}${'max ms'.padStart(8)}${'errors'.padStart(8)}${'RSS +MB'.padStart(9)}`,
+)
 try {
   for (const [name, n, slow] of [
     ['S1 slow headers', Number(process.env.BENCH_SLOW ?? '500'), true],
@@ -86,7 +88,9 @@ try {
     const inTime = lifetimes.filter((ms) => ms <= 12_000).length
     console.log(
       `${name.padEnd(22)}${String(n).padStart(7)}${String(inTime).padStart(14)}${`${base}/${peak}/${at13}`.padStart(20)}` +
-        `${percentile(latencies, 99).toFixed(1).padStart(14)}${Math.max(...latencies).toFixed(1).padStart(8)}${String(errors).padStart(8)}${grown.toFixed(0).padStart(9)}`,
+        `${percentile(latencies, 99).toFixed(1).padStart(14)}${Math.max(...latencies)
+          .toFixed(1)
+          .padStart(8)}${String(errors).padStart(8)}${grown.toFixed(0).padStart(9)}`,
     )
   }
 } finally {

@@ -45,9 +45,13 @@ async function round(db: string, mode: string, extra: string[], paths: readonly 
   try {
     // Warm-up: first requests compile and fill caches.
     for (const path of HEAVY_PATHS) await (await fetch(url + path, { headers: { authorization: BENCH_AUTH } })).arrayBuffer()
-    const clients = spawn(process.execPath, [fileURLToPath(new URL('./stall-clients.js', import.meta.url)), url, String(SECONDS + 1), String(HEAVY), ...paths], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const clients = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('./stall-clients.js', import.meta.url)), url, String(SECONDS + 1), String(HEAVY), ...paths],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     let out = ''
     clients.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
     // Health starts once the heavy clients are under way.
@@ -78,7 +82,9 @@ try {
     await round(db, 'in-process (--workers 0)', ['--workers', '0']),
   ]
   console.log(`\n${HEAVY} heavy clients for ${SECONDS} s; health every 20 ms (latency in ms)`)
-  console.log(`${'mode'.padEnd(28)}${'health n'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}${'errors'.padStart(9)}${'heavy/s'.padStart(9)}${'MB/s'.padStart(9)}`)
+  console.log(
+    `${'mode'.padEnd(28)}${'health n'.padStart(9)}${'p50'.padStart(9)}${'p99'.padStart(9)}${'max'.padStart(9)}${'errors'.padStart(9)}${'heavy/s'.padStart(9)}${'MB/s'.padStart(9)}`,
+  )
   for (const r of rounds) {
     const max = r.health.length === 0 ? NaN : Math.max(...r.health)
     console.log(

@@ -50,7 +50,9 @@ function watchPeak(pid: number): () => number {
 
 function run(args: string[], inherit = false): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DOCGATE, ...args], { stdio: ['ignore', inherit ? 'inherit' : 'pipe', inherit ? 'inherit' : 'pipe'] })
+    const child = spawn(process.execPath, [DOCGATE, ...args], {
+      stdio: ['ignore', inherit ? 'inherit' : 'pipe', inherit ? 'inherit' : 'pipe'],
+    })
     let out = ''
     child.stdout?.on('data', (c: Buffer) => (out += c))
     child.stderr?.on('data', (c: Buffer) => (out += c))
@@ -115,7 +117,16 @@ async function cycle(fake: Fake, db: string, extra: string[] = []): Promise<Cycl
   const before = await fake.stats()
   const cpu0 = cpuSeconds(fake.pid)
   const t0 = performance.now()
-  const args = ['sync', '--once', '--source', fake.url, '--db', db, ...(process.env.BENCH_MAP ? ['--map', process.env.BENCH_MAP] : []), ...extra]
+  const args = [
+    'sync',
+    '--once',
+    '--source',
+    fake.url,
+    '--db',
+    db,
+    ...(process.env.BENCH_MAP ? ['--map', process.env.BENCH_MAP] : []),
+    ...extra,
+  ]
   const child = spawn(process.execPath, [DOCGATE, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const peak = watchPeak(child.pid!)
   let out = ''
@@ -128,7 +139,17 @@ async function cycle(fake: Fake, db: string, extra: string[] = []): Promise<Cycl
   const after = await fake.stats()
   const lines = out.split('\n').filter((l) => l !== '')
   const m = /read (\d+), written (\d+)/.exec(lines.find((l) => l.startsWith('cycle complete')) ?? '')
-  return { code, seconds, read: Number(m?.[1] ?? 0), written: Number(m?.[2] ?? 0), requests: after.requests - before.requests, bytes: after.bytes - before.bytes, fakeCpu, rssMb, lines }
+  return {
+    code,
+    seconds,
+    read: Number(m?.[1] ?? 0),
+    written: Number(m?.[2] ?? 0),
+    requests: after.requests - before.requests,
+    bytes: after.bytes - before.bytes,
+    fakeCpu,
+    rssMb,
+    lines,
+  }
 }
 
 function check(c: Cycle, what: string): void {
@@ -146,14 +167,30 @@ async function engine(name: string, db: string, fake: Fake): Promise<void> {
   if (scanAll) check(full, 'full scan')
   const rate = first.read / first.seconds
   console.log(`\n${name}: scale ${SCALE}`)
-  console.log(`  first load:  ${first.read} objects read, ${first.written} written in ${first.seconds.toFixed(1)} s = ${Math.round(rate)} objects/s (target ≥ 5000)`)
-  console.log(`               ${first.requests} requests, ${(first.bytes / 1e6).toFixed(1)} MB; fake 1C CPU ${first.fakeCpu.toFixed(1)} s = ${Math.round((100 * first.fakeCpu) / first.seconds)}% of the wall time`)
+  console.log(
+    `  first load:  ${first.read} objects read, ${first.written} written in ${first.seconds.toFixed(1)} s = ${Math.round(rate)} objects/s (target ≥ 5000)`,
+  )
+  console.log(
+    `               ${first.requests} requests, ${(first.bytes / 1e6).toFixed(1)} MB; fake 1C CPU ${first.fakeCpu.toFixed(1)} s = ${Math.round((100 * first.fakeCpu) / first.seconds)}% of the wall time`,
+  )
   console.log(`               peak RSS of the sync process ${Math.round(first.rssMb)} MB (target < 300)`)
-  console.log(`  unchanged:   ${second.read} read, ${second.written} written in ${second.seconds.toFixed(1)} s = ${((100 * second.seconds) / first.seconds).toFixed(1)}% of the first (target < 10%), ${second.requests} requests; sync RSS ${Math.round(second.rssMb)} MB`)
-  if (scanAll) console.log(`  full scan:   ${full.read} read, ${full.written} written in ${full.seconds.toFixed(1)} s, ${full.requests} requests (--scan-all); sync RSS ${Math.round(full.rssMb)} MB`)
-  else console.log('  full scan:   not measured: this sync does not recognise --scan-all yet (sync.md §7.4); the unchanged cycle above scans every window')
-  console.log(`  fake 1C:     peak RSS ${Math.round(peakMb(fake.pid))} MB so far (target < 500), started in ${fake.startSeconds.toFixed(1)} s`)
-  const slow = first.lines.filter((l) => / → /.test(l)).sort((a, b) => Number(/; ([\d.]+) s,/.exec(b)?.[1]) - Number(/; ([\d.]+) s,/.exec(a)?.[1]))
+  console.log(
+    `  unchanged:   ${second.read} read, ${second.written} written in ${second.seconds.toFixed(1)} s = ${((100 * second.seconds) / first.seconds).toFixed(1)}% of the first (target < 10%), ${second.requests} requests; sync RSS ${Math.round(second.rssMb)} MB`,
+  )
+  if (scanAll)
+    console.log(
+      `  full scan:   ${full.read} read, ${full.written} written in ${full.seconds.toFixed(1)} s, ${full.requests} requests (--scan-all); sync RSS ${Math.round(full.rssMb)} MB`,
+    )
+  else
+    console.log(
+      '  full scan:   not measured: this sync does not recognise --scan-all yet (sync.md §7.4); the unchanged cycle above scans every window',
+    )
+  console.log(
+    `  fake 1C:     peak RSS ${Math.round(peakMb(fake.pid))} MB so far (target < 500), started in ${fake.startSeconds.toFixed(1)} s`,
+  )
+  const slow = first.lines
+    .filter((l) => / → /.test(l))
+    .sort((a, b) => Number(/; ([\d.]+) s,/.exec(b)?.[1]) - Number(/; ([\d.]+) s,/.exec(a)?.[1]))
   console.log('  slowest sets of the first load:')
   for (const l of slow.slice(0, 5)) console.log(`    ${l}`)
   if (process.env.BENCH_LINES) for (const l of first.lines) console.log(`  | ${l}`)

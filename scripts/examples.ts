@@ -54,7 +54,11 @@ export async function generateExamples(): Promise<Examples> {
         if (answer.data.length === 0) throw new Error(`${service}${query}: no data`)
         return answer
       }
-      const entry = (query: string, answer: Answer, items: Item[]): ExampleEntry => ({ query: decodeURIComponent(query), total: answer.data.length, value: { data: items, errors: [] } })
+      const entry = (query: string, answer: Answer, items: Item[]): ExampleEntry => ({
+        query: decodeURIComponent(query),
+        total: answer.data.length,
+        value: { data: items, errors: [] },
+      })
 
       const examples: Record<string, { short: ExampleEntry; full?: ExampleEntry }> = {}
       for (const e of ENDPOINTS) examples[e.service] = await examplesOf(e, ask, entry)

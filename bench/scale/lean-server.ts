@@ -28,7 +28,12 @@ const server = createServer(async (req, res) => {
     const path = q < 0 ? url : url.slice(0, q)
     const service = DATA.exec(path)?.[1]
     const granted = await auth.authenticate([req.headers.authorization ?? ''], req.socket.remoteAddress ?? '', service ?? null)
-    const headers = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-request-id': randomUUID() }
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-request-id': randomUUID(),
+    }
     if (!granted.ok) return void res.writeHead(401, headers).end()
     if (service === undefined) {
       await store.all('SELECT 1 AS ok')

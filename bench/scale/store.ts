@@ -28,9 +28,13 @@ function files(dir: string): string[] {
  * code that generates and imports the data. Read models and derived tables need not be in it:
  * opening the store writable (as reuse does) rebuilds those whose definition changed.
  */
-export function marker(root: string, scale: number): string {
+function marker(root: string, scale: number): string {
   const code = createHash('sha256')
-  for (const f of [...files(join(root, 'dist/src/demo')), ...files(join(root, 'dist/src/import')), join(root, 'dist/src/store/schema.js')]) {
+  for (const f of [
+    ...files(join(root, 'dist/src/demo')),
+    ...files(join(root, 'dist/src/import')),
+    join(root, 'dist/src/store/schema.js'),
+  ]) {
     code.update(f.slice(root.length)).update(readFileSync(f))
   }
   return JSON.stringify({ scale, seed: SEED, schema: SCHEMA_VERSION, code: code.digest('hex').slice(0, 16) })
@@ -67,7 +71,12 @@ function runDemo(root: string, db: string, scale: number, timeoutMs: number): Pr
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
       if (code === 0) resolve()
-      else reject(new Error(`docgate demo --scale ${scale} ended with ${code ?? `${signal} (over ${timeoutMs / 60_000} min?)`}: ${out.trim().split('\n').slice(-2).join(' | ')}`))
+      else
+        reject(
+          new Error(
+            `docgate demo --scale ${scale} ended with ${code ?? `${signal} (over ${timeoutMs / 60_000} min?)`}: ${out.trim().split('\n').slice(-2).join(' | ')}`,
+          ),
+        )
     })
   })
 }

@@ -57,7 +57,17 @@ export interface WrkOptions {
 }
 
 export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun> {
-  const args = ['-c', String(o.core), 'wrk', '-t1', `-c${o.connections}`, `-d${o.seconds}s`, `--timeout`, `${o.timeoutSeconds}s`, '--latency']
+  const args = [
+    '-c',
+    String(o.core),
+    'wrk',
+    '-t1',
+    `-c${o.connections}`,
+    `-d${o.seconds}s`,
+    `--timeout`,
+    `${o.timeoutSeconds}s`,
+    '--latency',
+  ]
   for (const [k, v] of Object.entries(o.headers)) args.push('-H', `${k}: ${v}`)
   args.push('-s', join(root, 'bench/scale/wrk.lua'), url)
   const env: NodeJS.ProcessEnv = { ...process.env }
@@ -82,7 +92,8 @@ export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
       const line = /^WRK_JSON (.*)$/m.exec(out)
-      if (!line) return reject(new Error(`wrk ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`))
+      if (!line)
+        return reject(new Error(`wrk ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`))
       const f = JSON.parse(line[1]!) as Record<string, number>
       const seconds = f.durationUs! / 1e6
       resolve({

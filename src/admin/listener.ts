@@ -20,7 +20,7 @@ function answer(res: ServerResponse, status: number, type: string, body: string)
   res.end(body)
 }
 
-export async function handleAdmin(options: AdminOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleAdmin(options: AdminOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]
   if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, JSON_TYPE, '{"error":"Method Not Allowed"}')
   switch (path) {

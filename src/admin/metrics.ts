@@ -64,7 +64,12 @@ export class Metrics {
     const registers = [this.registry]
     // Process metrics (CPU, memory, handles) and event-loop delay (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry })
-    this.#requests = new Counter({ name: 'docgate_http_requests_total', help: 'Requests answered, by service and status.', labelNames: ['service', 'status'], registers })
+    this.#requests = new Counter({
+      name: 'docgate_http_requests_total',
+      help: 'Requests answered, by service and status.',
+      labelNames: ['service', 'status'],
+      registers,
+    })
     this.#duration = new Histogram({
       name: 'docgate_http_request_duration_seconds',
       help: 'Time from the request to the last byte of its answer, by service.',
@@ -72,12 +77,32 @@ export class Metrics {
       buckets: LATENCY_BUCKETS,
       registers,
     })
-    this.#bytes = new Counter({ name: 'docgate_http_response_bytes_total', help: 'Bytes of answer bodies sent, by service.', labelNames: ['service'], registers })
-    this.#rows = new Counter({ name: 'docgate_http_response_rows_total', help: 'Rows (data items) sent, by service.', labelNames: ['service'], registers })
+    this.#bytes = new Counter({
+      name: 'docgate_http_response_bytes_total',
+      help: 'Bytes of answer bodies sent, by service.',
+      labelNames: ['service'],
+      registers,
+    })
+    this.#rows = new Counter({
+      name: 'docgate_http_response_rows_total',
+      help: 'Rows (data items) sent, by service.',
+      labelNames: ['service'],
+      registers,
+    })
     this.#inFlight = new Gauge({ name: 'docgate_http_requests_in_flight', help: 'Requests being answered now.', registers })
-    this.#auth = new Counter({ name: 'docgate_auth_outcomes_total', help: 'Authentication decisions: granted, refused, throttled (refused with Retry-After).', labelNames: ['outcome'], registers })
+    this.#auth = new Counter({
+      name: 'docgate_auth_outcomes_total',
+      help: 'Authentication decisions: granted, refused, throttled (refused with Retry-After).',
+      labelNames: ['outcome'],
+      registers,
+    })
     for (const outcome of ['granted', 'refused', 'throttled'] as const) this.#auth.inc({ outcome }, 0)
-    this.#query = new Histogram({ name: 'docgate_store_query_duration_seconds', help: 'Time of each store query.', buckets: QUERY_BUCKETS, registers })
+    this.#query = new Histogram({
+      name: 'docgate_store_query_duration_seconds',
+      help: 'Time of each store query.',
+      buckets: QUERY_BUCKETS,
+      registers,
+    })
     if (sources.kdf) this.#kdf(sources.kdf, registers)
     if (sources.sql) this.#sync(sources.sql, sources.now ?? Date.now, registers)
   }
@@ -121,7 +146,12 @@ export class Metrics {
   watchAnswerCache(stats: () => AnswerCacheStats): void {
     const registers = [this.registry]
     sourcedCounter('docgate_answer_cache_hits_total', 'Answers given as the answer cache kept them.', registers, () => stats().hits)
-    sourcedCounter('docgate_answer_cache_misses_total', 'Answers asked again and built all the same (not kept, or the store changed since).', registers, () => stats().misses)
+    sourcedCounter(
+      'docgate_answer_cache_misses_total',
+      'Answers asked again and built all the same (not kept, or the store changed since).',
+      registers,
+      () => stats().misses,
+    )
     new Gauge({
       name: 'docgate_answer_cache_bytes',
       help: 'Bytes of the answers the answer cache keeps now.',
@@ -137,7 +167,12 @@ export class Metrics {
   }
 
   #kdf(kdf: KdfSource, registers: Registry[]): void {
-    sourcedCounter('docgate_auth_kdf_runs_total', 'Password-hash (scrypt) runs, dummy runs for unknown users included.', registers, () => kdf.kdfRuns)
+    sourcedCounter(
+      'docgate_auth_kdf_runs_total',
+      'Password-hash (scrypt) runs, dummy runs for unknown users included.',
+      registers,
+      () => kdf.kdfRuns,
+    )
     new Gauge({
       name: 'docgate_auth_kdf_queue_length',
       help: 'Password checks waiting for a KDF slot (the worker queue).',
@@ -205,7 +240,8 @@ export class Metrics {
       registers,
       async collect() {
         this.reset()
-        for (const set of (await state())?.sets ?? []) if (set.lastErrorAt) this.set({ entity_set: set.entitySet }, Date.parse(set.lastErrorAt) / 1000)
+        for (const set of (await state())?.sets ?? [])
+          if (set.lastErrorAt) this.set({ entity_set: set.entitySet }, Date.parse(set.lastErrorAt) / 1000)
       },
     })
   }

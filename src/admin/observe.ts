@@ -24,7 +24,7 @@ const MAX_TEXT = 100
  * the others, `unknown` for paths no route has, so that labels stay a small fixed set
  * whatever paths clients invent.
  */
-export function serviceOf(req: FastifyRequest): string {
+function serviceOf(req: FastifyRequest): string {
   const route = req.routeOptions.url
   if (route === '/main/hs/:service/get') {
     const service = (req.params as { service?: string }).service
@@ -43,7 +43,7 @@ const decode = (text: string): string => {
 }
 
 /** The query's parameters as sent (names, and values when asked for), bounded. */
-export function queryOf(url: string, withValues: boolean): { params: string[]; values?: Record<string, string> } {
+function queryOf(url: string, withValues: boolean): { params: string[]; values?: Record<string, string> } {
   const q = url.indexOf('?')
   const params: string[] = []
   if (q < 0) return withValues ? { params, values: {} } : { params }

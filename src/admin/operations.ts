@@ -11,7 +11,7 @@ import { requestObserver } from './observe.js'
 import { checkReadiness } from './readiness.js'
 import { timedSql } from '../store/timed.js'
 
-export const DEFAULT_MAX_LAG_MS = 15 * 60_000
+const DEFAULT_MAX_LAG_MS = 15 * 60_000
 
 export interface OperationsOptions {
   readonly sql: SqlPort

@@ -31,7 +31,7 @@ const messageOf = (err: unknown) => (err instanceof Error ? err.message : String
 export async function checkReadiness(options: ReadinessOptions): Promise<Readiness> {
   if (options.draining()) return { ready: false, reason: 'draining' }
   const timeoutMs = options.timeoutMs ?? 2000
-  let sync
+  let sync: Awaited<ReturnType<typeof readSyncState>>
   try {
     await within(options.sql.all('SELECT 1 AS ok'), timeoutMs)
     sync = await within(readSyncState(options.sql), timeoutMs)
@@ -43,7 +43,10 @@ export async function checkReadiness(options: ReadinessOptions): Promise<Readine
   const now = options.now?.() ?? Date.now()
   const ageMs = now - Date.parse(sync.lastComplete)
   if (!(ageMs <= options.maxLagMs)) {
-    return { ready: false, reason: `last complete sync cycle ended ${Math.round(ageMs / 1000)} s ago (max lag ${Math.round(options.maxLagMs / 1000)} s)` }
+    return {
+      ready: false,
+      reason: `last complete sync cycle ended ${Math.round(ageMs / 1000)} s ago (max lag ${Math.round(options.maxLagMs / 1000)} s)`,
+    }
   }
   return { ready: true }
 }

@@ -2,7 +2,7 @@
 // tables (src/sync/state/tables.ts), so the serving path loads nothing of the sync itself.
 import type { SqlPort } from '../store/sql.js'
 
-export interface SyncSetState {
+interface SyncSetState {
   readonly entitySet: string
   readonly writtenTotal: number
   readonly errorsTotal: number

@@ -64,7 +64,13 @@ export async function createExecutor(config: ExecutorConfig): Promise<Executor> 
   let executor: Executor = here
   if ((config.workers ?? 0) > 0) {
     if (config.db === undefined) throw new Error('a worker pool needs the store location (db)')
-    const pool = await WorkerPool.start({ db: config.db, size: config.workers!, timeLimitMs, queryTime: config.queryTime, warn: config.warn })
+    const pool = await WorkerPool.start({
+      db: config.db,
+      size: config.workers!,
+      timeLimitMs,
+      queryTime: config.queryTime,
+      warn: config.warn,
+    })
     executor = readyFirst(here, pool)
   }
   if ((config.answerCacheBytes ?? 0) > 0) {

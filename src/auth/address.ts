@@ -11,7 +11,7 @@ import { isIPv4, isIPv6 } from 'node:net'
 const MAPPED_IPV4 = '::ffff:'
 
 export function throttleAddress(ip: string): string {
-  const address = ip.toLowerCase().split('%')[0] ?? ''   // drop an IPv6 zone id
+  const address = ip.toLowerCase().split('%')[0] ?? '' // drop an IPv6 zone id
   if (address.startsWith(MAPPED_IPV4) && isIPv4(address.slice(MAPPED_IPV4.length))) {
     return address.slice(MAPPED_IPV4.length)
   }

@@ -238,10 +238,12 @@ export class Authenticator {
       release()
       return Promise.resolve('busy')
     }
-    const flight = run.then(
-      (matches): Verdict => (matches ? 'match' : 'mismatch'),
-      (): Verdict => 'mismatch',
-    ).finally(release)
+    const flight = run
+      .then(
+        (matches): Verdict => (matches ? 'match' : 'mismatch'),
+        (): Verdict => 'mismatch',
+      )
+      .finally(release)
     this.#inflight.set(flightKey, flight)
     return flight
   }

@@ -4,7 +4,7 @@
 // flag is added in one place.
 import { parseArgs } from 'node:util'
 
-export interface Option {
+interface Option {
   /** Without the dashes: `port`. */
   readonly name: string
   /** The value's name in the synopsis (`N`); absent for a switch. */
@@ -38,9 +38,19 @@ export class UsageError extends Error {
   }
 }
 
-const DB: Option = { name: 'db', value: 'DB', meaning: 'the store: an SQLite file path or a postgres:// URL', default: '$DOCGATE_DB, else ./data/docgate.db' }
+const DB: Option = {
+  name: 'db',
+  value: 'DB',
+  meaning: 'the store: an SQLite file path or a postgres:// URL',
+  default: '$DOCGATE_DB, else ./data/docgate.db',
+}
 const PASSWORD_STDIN = 'read the password from standard input (all of it, minus one trailing newline)'
-const SCALE: Option = { name: 'scale', value: 'N', meaning: 'multiplies the volume of the demo data (1 = a few hundred documents of each kind)', default: '1' }
+const SCALE: Option = {
+  name: 'scale',
+  value: 'N',
+  meaning: 'multiplies the volume of the demo data (1 = a few hundred documents of each kind)',
+  default: '1',
+}
 const SEED: Option = { name: 'seed', value: 'S', meaning: 'seed of the demo data: the same seed gives the same data', default: '1' }
 
 export const COMMANDS: readonly Command[] = [
@@ -52,14 +62,39 @@ export const COMMANDS: readonly Command[] = [
       { name: 'host', value: 'H', meaning: 'address to listen on', default: '127.0.0.1' },
       { name: 'port', value: 'N', meaning: 'port to listen on; 0 takes a free one', default: '8080' },
       { name: 'no-docs', meaning: 'serve no API reference (/docs) and no /openapi.json' },
-      { name: 'admin-port', value: 'N', meaning: 'also serve /live, /ready and /metrics, without credentials, on this port', default: 'none' },
+      {
+        name: 'admin-port',
+        value: 'N',
+        meaning: 'also serve /live, /ready and /metrics, without credentials, on this port',
+        default: 'none',
+      },
       { name: 'admin-host', value: 'H', meaning: 'address of the admin listener', default: '127.0.0.1' },
-      { name: 'max-lag', value: 'DURATION', meaning: 'on a store a sync keeps, /ready answers 503 once the last complete cycle is older (900, 90s, 15m, 1h)', default: '15m' },
+      {
+        name: 'max-lag',
+        value: 'DURATION',
+        meaning: 'on a store a sync keeps, /ready answers 503 once the last complete cycle is older (900, 90s, 15m, 1h)',
+        default: '15m',
+      },
       { name: 'access-log', value: 'on|off', meaning: 'one JSON line per request on standard output, never credentials', default: 'on' },
       { name: 'log-query-values', meaning: "add the query's values to the access log (they may hold personal data)" },
-      { name: 'workers', value: 'N', meaning: 'worker threads that read the store and build answers; 0 builds them in the server thread', default: 'the number of cores' },
-      { name: 'request-timeout', value: 'DURATION', meaning: 'stop a data request running longer (90s, 15m, 1h); 0 is no limit', default: '30s' },
-      { name: 'answer-cache', value: 'MIB', meaning: 'memory for answers asked again, kept until the store changes; 0 keeps none', default: '128' },
+      {
+        name: 'workers',
+        value: 'N',
+        meaning: 'worker threads that read the store and build answers; 0 builds them in the server thread',
+        default: 'the number of cores',
+      },
+      {
+        name: 'request-timeout',
+        value: 'DURATION',
+        meaning: 'stop a data request running longer (90s, 15m, 1h); 0 is no limit',
+        default: '30s',
+      },
+      {
+        name: 'answer-cache',
+        value: 'MIB',
+        meaning: 'memory for answers asked again, kept until the store changes; 0 keeps none',
+        default: '128',
+      },
     ],
   },
   {
@@ -88,7 +123,14 @@ export const COMMANDS: readonly Command[] = [
       { name: 'password-stdin', meaning: `${PASSWORD_STDIN}; without it a strong password is generated and printed once` },
     ],
   },
-  { name: 'users revoke', summary: 'Revoke credentials; a running server refuses them within one second.', operands: 'NAME', minOperands: 1, maxOperands: 1, options: [DB] },
+  {
+    name: 'users revoke',
+    summary: 'Revoke credentials; a running server refuses them within one second.',
+    operands: 'NAME',
+    minOperands: 1,
+    maxOperands: 1,
+    options: [DB],
+  },
   { name: 'users list', summary: 'List names, methods and creation dates, never passwords.', options: [DB] },
   {
     name: 'sync',
@@ -167,7 +209,10 @@ function usageOf(commands: readonly Command[]): string {
     const lead = `${out.length === 0 ? 'usage:' : '   or:'} docgate`
     // Brackets are kept whole when wrapping: `[--once | --every SECONDS]` is one unit.
     const units = line.match(/\[(?:[^[\]]|\[[^[\]]*\])*\]|\S+/g) ?? []
-    const head = Math.max(1, units.findIndex((u) => u.startsWith('[') || u.startsWith('--')))
+    const head = Math.max(
+      1,
+      units.findIndex((u) => u.startsWith('[') || u.startsWith('--')),
+    )
     const first = `${lead} ${units.slice(0, head).join(' ')} `
     out.push(...wrap(first, units.slice(head), ' '.repeat(first.length)))
   }
@@ -236,16 +281,28 @@ export function parseCommand(argv: readonly string[]): Parsed | undefined {
     if (!sub) {
       if (second === '--help' || second === '-h') return { topic: first, command: known[0]!, values: {}, positionals: [], help: true }
       const names = known.map((c) => c.name.split(' ')[1]).join(', ')
-      throw new UsageError(second === undefined ? `${first} needs one of: ${names}` : `unknown ${first} command "${second}" (${names})`, commandUsage(first))
+      throw new UsageError(
+        second === undefined ? `${first} needs one of: ${names}` : `unknown ${first} command "${second}" (${names})`,
+        commandUsage(first),
+      )
     }
     command = sub
     rest = argv.slice(2)
   }
   const usage = commandUsage(command.name)
-  const options = Object.fromEntries([...command.options, HELP].map((o) => [o.name, { type: o.value ? ('string' as const) : ('boolean' as const) }]))
+  const options = Object.fromEntries(
+    [...command.options, HELP].map((o) => [o.name, { type: o.value ? ('string' as const) : ('boolean' as const) }]),
+  )
   // Not strict: the tokens are checked here, so that each problem gets one line of ours.
-  const { tokens } = parseArgs({ args: [...rest], options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true })
-  if (tokens.some((t) => t.kind === 'option' && t.name === 'help')) return { topic: command.name, command, values: {}, positionals: [], help: true }
+  const { tokens } = parseArgs({
+    args: [...rest],
+    options: { ...options, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  })
+  if (tokens.some((t) => t.kind === 'option' && t.name === 'help'))
+    return { topic: command.name, command, values: {}, positionals: [], help: true }
   const values: Record<string, string | boolean> = {}
   const operands: string[] = []
   for (const t of tokens) {
@@ -258,12 +315,14 @@ export function parseCommand(argv: readonly string[]): Parsed | undefined {
       values[t.name] = true
     } else {
       // `--port --host x` would take `--host` as the port: a value that looks like an option must be given as `--port=…`.
-      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('-'))) throw new UsageError(`option ${t.rawName} needs a value (${option.value})`, usage)
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('-')))
+        throw new UsageError(`option ${t.rawName} needs a value (${option.value})`, usage)
       values[t.name] = t.value
     }
   }
   if (operands.length < (command.minOperands ?? 0)) throw new UsageError(`${command.name} needs ${command.operands}`, usage)
-  if (operands.length > (command.maxOperands ?? 0)) throw new UsageError(`unexpected argument "${operands[command.maxOperands ?? 0]}"`, usage)
+  if (operands.length > (command.maxOperands ?? 0))
+    throw new UsageError(`unexpected argument "${operands[command.maxOperands ?? 0]}"`, usage)
   const words = command.name.split(' ').slice(1)
   return { topic: command.name, command, values, positionals: [...words, ...operands], help: false }
 }

@@ -10,6 +10,7 @@ import { demoFiles } from '../demo/generate.js'
 import type { Entry } from '../import/read.js'
 import { importEntries } from '../import/run.js'
 import { startFake1C } from '../fake1c/index.js'
+import type { Fake1C } from '../fake1c/index.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
 import { openWritable } from '../app/store.js'
 import { listenError } from './listen.js'
@@ -29,11 +30,16 @@ export interface FakeFlags {
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 /** A progress line on stderr: redrawn in place on a terminal, else one line every few seconds. */
-export function progress(stream: NodeJS.WriteStream = process.stderr, everyMs = 5000): { show(text: string): void; done(text: string): void } {
+export function progress(
+  stream: NodeJS.WriteStream = process.stderr,
+  everyMs = 5000,
+): { show(text: string): void; done(text: string): void } {
   const tty = stream.isTTY === true
   let last = 0
   let width = 0
@@ -59,7 +65,8 @@ export async function buildDemo(db: string, scale: number, seed: number): Promis
   const line = progress()
   const t0 = Date.now()
   let objects = 0
-  const text = (i: number) => `building the demo base (scale ${scale}): file ${i + 1}/${files.length}, ${objects.toLocaleString('en-US')} objects, ${Math.round((Date.now() - t0) / 1000)} s`
+  const text = (i: number) =>
+    `building the demo base (scale ${scale}): file ${i + 1}/${files.length}, ${objects.toLocaleString('en-US')} objects, ${Math.round((Date.now() - t0) / 1000)} s`
   try {
     for (const [i, file] of files.entries()) {
       line.show(text(i))
@@ -104,7 +111,7 @@ export async function fake1c(flags: FakeFlags): Promise<number> {
   }
   const password = flags['password-stdin'] ? await readStdin() : process.env.DOCGATE_FAKE_PASSWORD
   const host = flags.host ?? '127.0.0.1'
-  let fake
+  let fake: Fake1C
   try {
     const store = await openReadOnly(db)
     fake = await startFake1C({ store, log: false, user: flags.user, password, custom, host, port }).catch((err: unknown) =>

@@ -48,7 +48,8 @@ function workersOf(text: string | undefined): number {
 function answerCacheBytes(text: string | undefined): number {
   if (text === undefined) return ANSWER_CACHE_MIB * 1024 * 1024
   const n = Number(text)
-  if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65536) throw new Error(`--answer-cache must be 0..65536 (MiB), got "${text}"`)
+  if (text.trim() === '' || !Number.isInteger(n) || n < 0 || n > 65536)
+    throw new Error(`--answer-cache must be 0..65536 (MiB), got "${text}"`)
   return n * 1024 * 1024
 }
 
@@ -100,10 +101,17 @@ export async function serve(flags: ServeFlags): Promise<number> {
   // them: the read-only server cannot create them, any writing command does.
   // Likewise a store whose read models an earlier docgate wrote (no stored full forms, say).
   const stale = await outdated(store, VIEWS).catch(() => [])
-  const what = missing.length > 0 && store.dialect.name === 'sqlite' ? 'its search index' : stale.length > 0 ? `its stored forms (${stale.join(', ')})` : undefined
+  const what =
+    missing.length > 0 && store.dialect.name === 'sqlite'
+      ? 'its search index'
+      : stale.length > 0
+        ? `its stored forms (${stale.join(', ')})`
+        : undefined
   if (what !== undefined) {
     await store.close()
-    throw new Error(`the store predates ${what}; run \`docgate users list --db ${flags.db ?? 'DB'}\` (any writing command) once to bring it up to date`)
+    throw new Error(
+      `the store predates ${what}; run \`docgate users list --db ${flags.db ?? 'DB'}\` (any writing command) once to bring it up to date`,
+    )
   }
   if (missing.length > 0) logger.warn({ missing }, `${trigramsMissing}: substring filters of 3+ characters scan their tables`)
   const users = new UserSnapshot(store, (err) => logger.error({ err }, 'users refresh failed'))
@@ -111,7 +119,14 @@ export async function serve(flags: ServeFlags): Promise<number> {
   const docs = flags['no-docs'] !== true
   const auth = new Authenticator({ users })
   const access = accessFlag === 'on' ? accessLogger() : undefined
-  const ops = operations({ sql: store, metrics: adminPort !== undefined, kdf: auth, accessLog: access?.log, logQueryValues: flags['log-query-values'] === true, maxLagMs })
+  const ops = operations({
+    sql: store,
+    metrics: adminPort !== undefined,
+    kdf: auth,
+    accessLog: access?.log,
+    logQueryValues: flags['log-query-values'] === true,
+    maxLagMs,
+  })
   let app: App
   try {
     app = await createApp({
@@ -146,11 +161,13 @@ export async function serve(flags: ServeFlags): Promise<number> {
     await access?.flush()
   }
   try {
-    await app.listen({ host, port }).catch((err: unknown) => Promise.reject(listenError(err, host, port, { port: '--port', host: '--host' })))
+    await app
+      .listen({ host, port })
+      .catch((err: unknown) => Promise.reject(listenError(err, host, port, { port: '--port', host: '--host' })))
     if (adminPort !== undefined) {
       const server = ops.admin(() => app.draining)
-      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(adminPort, adminHost, resolve)).catch((err: unknown) =>
-        Promise.reject(listenError(err, adminHost, adminPort, { port: '--admin-port', host: '--admin-host' })),
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(adminPort, adminHost, resolve)).catch(
+        (err: unknown) => Promise.reject(listenError(err, adminHost, adminPort, { port: '--admin-port', host: '--admin-host' })),
       )
       admin = server
       admin.on('error', (err) => logger.error({ err }, 'admin listener error'))

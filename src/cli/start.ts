@@ -7,8 +7,8 @@ import { writeDemo } from './demo.js'
 
 // A fixed, documented password: the demo database holds generated data only and the
 // server listens on 127.0.0.1 unless told otherwise.
-export const DEMO_USER = 'demo'
-export const DEMO_PASSWORD = 'demo'
+const DEMO_USER = 'demo'
+const DEMO_PASSWORD = 'demo'
 
 export async function prepareDemo(db: string): Promise<void> {
   console.log(`creating ${db} with demo data (first start)…`)

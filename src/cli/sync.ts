@@ -60,7 +60,9 @@ export function sourceRoot(url: string | undefined): string {
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 function loadMap(file: string | undefined): MapFile {
@@ -103,7 +105,8 @@ async function requireStore(sql: SqlPort, db: string): Promise<void> {
   } catch (err) {
     const e = err as { code?: string; message?: string }
     // 3D000: no such database; 42P01: no such table (PostgreSQL); SQLite says "no such table".
-    if (e.code === '3D000' || e.code === '42P01' || /no such table/.test(e.message ?? '')) throw new LocalError(`store missing: ${shownDb(db)}`)
+    if (e.code === '3D000' || e.code === '42P01' || /no such table/.test(e.message ?? ''))
+      throw new LocalError(`store missing: ${shownDb(db)}`)
     throw new LocalError(`cannot open the store: ${e.message ?? String(err)}`)
   }
 }
@@ -140,7 +143,12 @@ export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise
 async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): Promise<number> {
   if (flags.check && flags.status) throw misuse('--check and --status exclude each other')
   const mode = flags.check ? '--check' : flags.status ? '--status' : undefined
-  const runFlags = [flags.once && '--once', flags.every !== undefined && '--every', flags.full && '--full', flags['scan-all'] && '--scan-all'].filter((f) => typeof f === 'string')
+  const runFlags = [
+    flags.once && '--once',
+    flags.every !== undefined && '--every',
+    flags.full && '--full',
+    flags['scan-all'] && '--scan-all',
+  ].filter((f) => typeof f === 'string')
   if (mode && runFlags.length > 0) throw misuse(`${mode} does not combine with ${runFlags.join(', ')}`)
   if (flags.once && flags.every !== undefined) throw misuse('--once and --every exclude each other')
   if (flags.full && flags['scan-all']) throw misuse('--full and --scan-all exclude each other')
@@ -160,7 +168,8 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     }
   }
   const every = flags.every === undefined ? undefined : Number(flags.every)
-  if (every !== undefined && !(Number.isInteger(every) && every >= 1)) throw misuse(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
+  if (every !== undefined && !(Number.isInteger(every) && every >= 1))
+    throw misuse(`--every must be a whole number of seconds ≥ 1, got "${flags.every}"`)
   const root = sourceRoot(flags.source)
   const map = loadMap(flags.map)
   const user = flags.user ?? process.env.DOCGATE_SOURCE_USER
@@ -222,7 +231,16 @@ async function run(
   source: Source,
   map: MapFile,
   sink: Sink,
-  o: { every?: number; full: boolean; scanAll: boolean; controller: AbortController; now: () => Date; today: () => string; external: boolean; sql?: SqlPort },
+  o: {
+    every?: number
+    full: boolean
+    scanAll: boolean
+    controller: AbortController
+    now: () => Date
+    today: () => string
+    external: boolean
+    sql?: SqlPort
+  },
 ): Promise<number> {
   let sql: SqlPort
   let checkpoints: Checkpoints | undefined
@@ -293,7 +311,8 @@ async function run(
           const plans = checked.resolution.plans
           const result = await runCycle(ctx, plans, map)
           if (result.recheck) checked = undefined
-          else if (ctx.otherDocuments.size > 0) checked = { ...checked, resolution: resolveMap(checked.meta, map, await knownOtherDocuments(state)) }
+          else if (ctx.otherDocuments.size > 0)
+            checked = { ...checked, resolution: resolveMap(checked.meta, map, await knownOtherDocuments(state)) }
           if (result.status === 'interrupted' && o.every === undefined) sink.err('interrupted')
           code = result.status === 'complete' ? 0 : 1
         }
@@ -323,4 +342,3 @@ async function run(
     if (!o.sql) await sql.close()
   }
 }
-

@@ -9,7 +9,10 @@ export const SERVICES = [...ENDPOINTS.map((e) => e.service), 'health']
 
 export function parseMethods(list: string | undefined): string[] {
   if (list === undefined || list.trim() === '*') return ['*']
-  const methods = list.split(',').map((m) => m.trim()).filter((m) => m !== '')
+  const methods = list
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '')
   const unknown = methods.filter((m) => !SERVICES.includes(m))
   if (methods.length === 0 || unknown.length > 0) {
     throw new Error(`unknown method(s) ${unknown.join(', ') || '(none given)'}; known: ${SERVICES.join(', ')} or *`)
@@ -20,7 +23,9 @@ export function parseMethods(list: string | undefined): string[] {
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 export async function users(flags: { db?: string; methods?: string; 'password-stdin'?: boolean }, args: string[]): Promise<number> {

@@ -1,18 +1,18 @@
 /** Shared shapes of the demo generator: catalogue entries, emission parts, salts. */
 
 /** One line of the import format. */
-export type Obj = Record<string, unknown>;
+export type Obj = Record<string, unknown>
 
 export interface Composite {
-  type: string;
-  ref: string;
+  type: string
+  ref: string
 }
 
 export interface Named {
-  ref: string;
-  code: string;
-  name: string;
-  deleted: boolean;
+  ref: string
+  code: string
+  name: string
+  deleted: boolean
 }
 
 /**
@@ -20,60 +20,60 @@ export interface Named {
  * be emitted in any sub-range, so that a logical file can be cut into import chunks.
  */
 export interface Part {
-  size: number;
-  emit(from: number, to: number): Iterable<Obj>;
+  size: number
+  emit(from: number, to: number): Iterable<Obj>
 }
 
 export function listPart<T>(items: readonly T[], toObject: (item: T) => Obj): Part {
   return {
     size: items.length,
     *emit(from, to) {
-      for (let i = from; i < to; i++) yield toObject(items[i] as T);
+      for (let i = from; i < to; i++) yield toObject(items[i] as T)
     },
-  };
+  }
 }
 
 export function rangePart(size: number, emitOne: (index: number) => Iterable<Obj>): Part {
   return {
     size,
     *emit(from, to) {
-      for (let i = from; i < to; i++) yield* emitOne(i);
+      for (let i = from; i < to; i++) yield* emitOne(i)
     },
-  };
+  }
 }
 
 export const T = {
-  org: "Справочник.Организации",
-  counterparty: "Справочник.Контрагенты",
-  person: "Справочник.ФизическиеЛица",
-  user: "Справочник.Пользователи",
-  contract: "Справочник.ДоговорыКонтрагентов",
-  warehouse: "Справочник.Склады",
-  unit: "Справочник.ЕдиницыИзмерения",
-  characteristic: "Справочник.ХарактеристикиНоменклатуры",
-  itemKind: "Справочник.ВидыНоменклатуры",
-  ngroup: "Справочник.НоменклатурныеГруппы",
-  item: "Справочник.Номенклатура",
-  bank: "Справочник.Банки",
-  currency: "Справочник.Валюты",
-  bankAccount: "Справочник.БанковскиеСчета",
-  cashDesk: "Справочник.Кассы",
-  spec: "Справочник.СпецификацииНоменклатуры",
-  attachment: "Справочник.ХранилищеДополнительнойИнформации",
-  request: "Документ.ЗаявкаНаРасходованиеСредств",
-  receipt: "Документ.ПоступлениеТоваровУслуг",
-  customerOrder: "Документ.ЗаказПокупателя",
-  supplierOrder: "Документ.ЗаказПоставщику",
-  transfer: "Документ.ПеремещениеТоваров",
-  production: "Документ.ЗаказНаПроизводство",
-  demand: "Документ.ТребованиеНакладная",
-  outPayment: "Документ.ПлатежноеПоручениеИсходящее",
-  inPayment: "Документ.ПлатежноеПоручениеВходящее",
-  cashIn: "Документ.ПриходныйКассовыйОрдер",
-  cashOut: "Документ.РасходныйКассовыйОрдер",
-  cashRegister: "РегистрНакопления.ДенежныеСредства",
-  requestRegister: "РегистрНакопления.ЗаявкиНаРасходованиеСредств",
-} as const;
+  org: 'Справочник.Организации',
+  counterparty: 'Справочник.Контрагенты',
+  person: 'Справочник.ФизическиеЛица',
+  user: 'Справочник.Пользователи',
+  contract: 'Справочник.ДоговорыКонтрагентов',
+  warehouse: 'Справочник.Склады',
+  unit: 'Справочник.ЕдиницыИзмерения',
+  characteristic: 'Справочник.ХарактеристикиНоменклатуры',
+  itemKind: 'Справочник.ВидыНоменклатуры',
+  ngroup: 'Справочник.НоменклатурныеГруппы',
+  item: 'Справочник.Номенклатура',
+  bank: 'Справочник.Банки',
+  currency: 'Справочник.Валюты',
+  bankAccount: 'Справочник.БанковскиеСчета',
+  cashDesk: 'Справочник.Кассы',
+  spec: 'Справочник.СпецификацииНоменклатуры',
+  attachment: 'Справочник.ХранилищеДополнительнойИнформации',
+  request: 'Документ.ЗаявкаНаРасходованиеСредств',
+  receipt: 'Документ.ПоступлениеТоваровУслуг',
+  customerOrder: 'Документ.ЗаказПокупателя',
+  supplierOrder: 'Документ.ЗаказПоставщику',
+  transfer: 'Документ.ПеремещениеТоваров',
+  production: 'Документ.ЗаказНаПроизводство',
+  demand: 'Документ.ТребованиеНакладная',
+  outPayment: 'Документ.ПлатежноеПоручениеИсходящее',
+  inPayment: 'Документ.ПлатежноеПоручениеВходящее',
+  cashIn: 'Документ.ПриходныйКассовыйОрдер',
+  cashOut: 'Документ.РасходныйКассовыйОрдер',
+  cashRegister: 'РегистрНакопления.ДенежныеСредства',
+  requestRegister: 'РегистрНакопления.ЗаявкиНаРасходованиеСредств',
+} as const
 
 /** Stream and ref salts: one per entity kind, never reused, so refs of kinds cannot collide. */
 export const SALT = {
@@ -113,4 +113,4 @@ export const SALT = {
   // Attachment refs and streams: ATTACHMENT + the owner's salt.
   attachment: 1000,
   links: 2000,
-} as const;
+} as const

@@ -61,7 +61,9 @@ function printRow(b: BalanceRow, period: Buffer, amounts: readonly number[], У�
     ROW_HEAD,
     period,
     b.printed,
-    Buffer.from(`,"НачальныйОстаток":${НачальныйОстаток},"Приход":${Приход},"Расход":${Расход},"КонечныйОстаток":${КонечныйОстаток},"УпрУчет":${УпрУчет}}`),
+    Buffer.from(
+      `,"НачальныйОстаток":${НачальныйОстаток},"Приход":${Приход},"Расход":${Расход},"КонечныйОстаток":${КонечныйОстаток},"УпрУчет":${УпрУчет}}`,
+    ),
   ]
 }
 
@@ -88,8 +90,14 @@ export const cashflows: ComputedEndpoint = {
   returns: 'Cash balances and turnovers per account/cash desk (actual, not planned)',
   response: { short: CashflowLine },
   meanings: {
-    from: m('Начало периода; можно без `to` (тогда конец — текущий день)', 'Period start; may be used without `to` (then the end is the current day)'),
-    to: m('Конец периода, включительно до конца дня; можно без `from` (тогда начало — 01.01.0001)', 'Period end, inclusive to the end of the day; may be used without `from` (then the start is 01.01.0001)'),
+    from: m(
+      'Начало периода; можно без `to` (тогда конец — текущий день)',
+      'Period start; may be used without `to` (then the end is the current day)',
+    ),
+    to: m(
+      'Конец периода, включительно до конца дня; можно без `from` (тогда начало — 01.01.0001)',
+      'Period end, inclusive to the end of the day; may be used without `from` (then the start is 01.01.0001)',
+    ),
     date: m('Один день вместо from/to (весь день)', 'One day instead of from/to (the whole day)'),
     org: organization,
     account: m('Представление счета / кассы, поле СчетКасса (подстрока)', 'Account / cash desk presentation, field СчетКасса (substring)'),

@@ -5,7 +5,7 @@ import type { ResponseShapes } from './responses.js'
 import type { Condition } from '../store/plan.js'
 import type { PagedList } from '../views/define.js'
 import type { FullResult, FullTrace, ReadModel, RequestContext, SortKey } from '../views/define.js'
-import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { Dialect, Row, SqlPort } from '../store/sql.js'
 import type { Static, TSchema } from '@sinclair/typebox'
 
 /** Spellings that mean true, compared case-insensitively (spec § Common rules 2). */
@@ -66,10 +66,6 @@ export interface Period {
   readonly date: boolean
 }
 
-
-
-
-
 /** What a custom condition may consult: the other parameters, the options and the SQL dialect. */
 export interface ParamContext {
   /** For engine-specific fragments such as `dialect.contains(column)` inside an EXISTS. */
@@ -78,8 +74,6 @@ export interface ParamContext {
   readonly values: ReadonlyMap<string, string>
   readonly issues: string[]
 }
-
-
 
 /** Cross-parameter rules, each with its `errors` message (spec wording where it gives one). */
 export interface Rule {
@@ -139,7 +133,7 @@ export interface ListEndpoint extends Declared {
 }
 
 /** A `data` array printed by its endpoint: the JSON text of the array, and how many items it holds. */
-export interface PrintedData {
+interface PrintedData {
   readonly json: Buffer
   readonly count: number
 }

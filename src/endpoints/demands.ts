@@ -2,7 +2,7 @@
 // Every stored requirement-invoice is listed. Sort: date ascending, then number.
 // No `date` parameter; `full` needs no `code`.
 import { Demand, DemandFull } from './responses.js'
-import { byDocumentDate, documentNumber, m, responsible, responsibleName, warehouse } from './meanings.js'
+import { byDocumentDate, documentNumber, m, responsibleName } from './meanings.js'
 import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -26,7 +26,10 @@ export const demands: ListEndpoint = {
     code: documentNumber,
     warehouse: m('Наименование склада (подстрока)', 'Warehouse name (substring)'),
     responsible: responsibleName,
-    full: m('Возвращает массив Материалы для каждого отобранного документа; не требует `code`', 'Returns the Материалы array for every selected document; does not require `code`'),
+    full: m(
+      'Возвращает массив Материалы для каждого отобранного документа; не требует `code`',
+      'Returns the Материалы array for every selected document; does not require `code`',
+    ),
   },
   readModel: printing(Demand, {
     table: 'api_demands',

@@ -4,7 +4,7 @@
 import type { Endpoint, Param } from './define.js'
 import { PAGE_MEANINGS } from './pages.js'
 
-export const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
+const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
 /** The meaning (meanings.ts) first, then what the declaration says about how the value is read. */
 const withMeaning = (e: Endpoint, name: string, mechanics: string): string => {
@@ -35,7 +35,10 @@ function mechanicsOf(p: Param): string {
 /** The period parameters of a list endpoint (`from`/`to`, and `date` where declared). */
 export function periodParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
   if (e.kind !== 'list' || !e.period) return []
-  const day = (name: string, text: string) => ({ name, description: withMeaning(e, name, `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`) })
+  const day = (name: string, text: string) => ({
+    name,
+    description: withMeaning(e, name, `${text}; a date as ${DATE_FORMATS}; an invalid date adds an errors entry.`),
+  })
   return [
     day('from', 'Database filter, inclusive; works only together with `to`, alone it is no filter'),
     day('to', 'Database filter, the whole day inclusive; works only together with `from`, alone it is no filter'),

@@ -39,14 +39,14 @@ export const endpointByService = new Map<string, Endpoint>(ENDPOINTS.map((e) => 
  * They are rebuilt before the endpoints' models, which may read them (api_specifications
  * joins its ready Материалы rows' search text).
  */
-export const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch, specMaterialRows]
+const SUPPORT_MODELS: readonly ReadModel[] = [nomenclatureSearch, specMaterialRows]
 
 /**
  * The folded columns the substring filters of `ep` look in: its database `contains`
  * parameters, and the post-filter ones of a list, which the planner turns into database
  * conditions when the value can use the index (endpoints/plan.ts).
  */
-export function searchedColumns(ep: Endpoint): string[] {
+function searchedColumns(ep: Endpoint): string[] {
   return ep.params.flatMap((p) =>
     (p.stage === 'database' || (p.stage === 'post-filter' && ep.kind === 'list')) && p.match === 'contains' ? [p.column] : [],
   )

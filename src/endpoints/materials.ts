@@ -8,7 +8,7 @@
 // (by name); a group marked for deletion still carries its unmarked elements (the mark
 // excludes elements, groups are only the path to them); an element or group whose
 // parent is not a stored group of this catalogue is a root.
-import { MaterialElement, MaterialGroup, MaterialNode } from './responses.js'
+import { type MaterialElement, type MaterialGroup, MaterialNode } from './responses.js'
 import type { Static } from '@sinclair/typebox'
 import { m } from './meanings.js'
 import { fold, sortKey } from '../values/fold.js'
@@ -105,12 +105,18 @@ const returns = 'Nomenclature catalogue as a tree (elements, not groups, not mar
 const meanings = {
   code: m('Код (подстрока)', 'Code (substring)'),
   name: m('Наименование (подстрока)', 'Name (substring)'),
-  group: m('Наименование непосредственной родительской группы, не всей иерархии (подстрока)', 'Name of the immediate parent group only, not the whole hierarchy (substring)'),
+  group: m(
+    'Наименование непосредственной родительской группы, не всей иерархии (подстрока)',
+    'Name of the immediate parent group only, not the whole hierarchy (substring)',
+  ),
   type: m('Вид номенклатуры (подстрока)', 'Nomenclature kind (substring)'),
   ngroup: m('Номенклатурная группа (подстрока)', 'Nomenclature group (substring)'),
   article: m('Артикул (подстрока)', 'Article (substring)'),
   supplier: m('Основной поставщик (подстрока)', 'Main supplier (substring)'),
-  service: m('Отбор по признаку услуги; любое другое заданное значение означает ложь', 'Filter by the service flag; any other given value means false'),
+  service: m(
+    'Отбор по признаку услуги; любое другое заданное значение означает ложь',
+    'Filter by the service flag; any other given value means false',
+  ),
 }
 
 /** The element selection, as a list over the read model (its conditions and name sort). */
@@ -153,15 +159,27 @@ async function groupsAbove(sql: SqlPort, parents: Iterable<string>): Promise<Tre
 }
 
 /** The tree of the elements a request selects (the selection's conditions), as bytes. */
-async function selectedTree(sql: SqlPort, values: ReadonlyMap<string, string>, flags: ReadonlyMap<string, boolean>, issues: string[]): Promise<Buffer> {
+async function selectedTree(
+  sql: SqlPort,
+  values: ReadonlyMap<string, string>,
+  flags: ReadonlyMap<string, boolean>,
+  issues: string[],
+): Promise<Buffer> {
   const req = { values, flags, options: {}, ranges: [], issues }
   const { plan } = planQuery(selection, req, sql.dialect)
   // One query: the whole result is held anyway, so pages would only add seeks.
-  const found = { ...plan, columns: ['parent', 'short'], where: [{ kind: 'equals', column: 'role', value: 'element' } as const, ...plan.where] }
+  const found = {
+    ...plan,
+    columns: ['parent', 'short'],
+    where: [{ kind: 'equals', column: 'role', value: 'element' } as const, ...plan.where],
+  }
   const query = compilePage(found, sql.dialect, Number.MAX_SAFE_INTEGER)
   const rows = await sql.all<{ parent: string; short: Buffer }>(query.sql, query.params)
   const elements: TreeElement[] = rows.map((r) => ({ parent: r.parent, json: r.short }))
-  const groups = await groupsAbove(sql, elements.map((e) => e.parent))
+  const groups = await groupsAbove(
+    sql,
+    elements.map((e) => e.parent),
+  )
   return treeJson(groups, elements)
 }
 

@@ -3,7 +3,7 @@
 // printed literals: `code=Не` does not find an order printed as `Не указан`.
 // Sort: date ascending, then number. No `date` parameter.
 import { ProductionOrder, ProductionOrderFull } from './responses.js'
-import { byDocumentDate, comment, m } from './meanings.js'
+import { byDocumentDate, m } from './meanings.js'
 import { orLiteral } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
@@ -23,7 +23,7 @@ const MATERIALS = partQuery('doc_production_orders_materials')
  * reference, `<synonym> <Номер> от <DD.MM.YYYY H:MM:SS>` (hours without a leading zero,
  * as its default date-time format does; the empty date is its `01.01.0001 0:00:00`).
  */
-export function referencePresentation(number: string, stored: string): string {
+function referencePresentation(number: string, stored: string): string {
   const at = stored || '0001-01-01T00:00:00'
   const time = `${Number(at.slice(11, 13))}:${at.slice(14, 16)}:${at.slice(17, 19)}`
   return `${KIND} ${number} от ${dmy(at)} ${time}`
@@ -59,7 +59,12 @@ export const morders: ListEndpoint = {
       's.ref, s.number, s.date, s.comment, org.presentation AS organization, rsp.presentation AS responsible ' +
       'FROM doc_production_orders s LEFT JOIN objects org ON org.ref = s.organization LEFT JOIN objects rsp ON rsp.ref = s.responsible',
     build: (r) => ({
-      values: { doc_date: orEmpty(r.date), number: orEmpty(r.number), number_f: fold(orEmpty(r.number)), comment_f: fold(orEmpty(r.comment)) },
+      values: {
+        doc_date: orEmpty(r.date),
+        number: orEmpty(r.number),
+        number_f: fold(orEmpty(r.number)),
+        comment_f: fold(orEmpty(r.comment)),
+      },
       short: {
         Номер: orLiteral(r.number, 'Не указан'),
         Дата: orLiteral(dmy(orEmpty(r.date)), 'Не указана'),

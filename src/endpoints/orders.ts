@@ -2,7 +2,18 @@
 // `customer` matches the counterparty's name or its tax id; `contract` takes `_slash_`;
 // with `full`, Товары carries the planned cost (shared/planned-cost.ts).
 import { Order, OrderFull } from './responses.js'
-import { byDocumentDate, comment, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
+import {
+  byDocumentDate,
+  comment,
+  documentNumber,
+  exactAmount,
+  m,
+  oneDocumentDate,
+  organization,
+  posted,
+  responsible,
+  warehouse,
+} from './meanings.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'
 import { messages } from '../values/messages.js'
@@ -58,7 +69,10 @@ export const orders: ListEndpoint = {
     warehouse,
     responsible,
     comment,
-    full: m('Добавляет Товары с расчетом плановой себестоимости и спецификации', 'Adds Товары with the planned-cost and specification calculation'),
+    full: m(
+      'Добавляет Товары с расчетом плановой себестоимости и спецификации',
+      'Adds Товары with the planned-cost and specification calculation',
+    ),
   },
   readModel: printing(Order, {
     table: 'api_orders',

@@ -27,7 +27,10 @@ export const PAGE_MEANINGS: Readonly<Record<(typeof NAMES)[number], Meaning>> = 
     'Позиция следующей страницы из заголовка Link (непрозрачная строка; только вместе с limit)',
     "The next page's position, from the Link header (an opaque string; only with limit)",
   ),
-  count: m('С limit: true добавляет заголовок X-Total-Count — число строк всего списка', 'With limit: true adds an X-Total-Count header, the number of rows of the whole list'),
+  count: m(
+    'С limit: true добавляет заголовок X-Total-Count — число строк всего списка',
+    'With limit: true adds an X-Total-Count header, the number of rows of the whole list',
+  ),
 }
 
 /** What a paged request asks for. */
@@ -63,7 +66,8 @@ export function pageRequest(ep: ListEndpoint, pairs: ReadonlyMap<string, string>
     if (cursor !== undefined || count !== undefined) throw new BadPageRequest(`${cursor !== undefined ? 'cursor' : 'count'} needs limit`)
     return undefined
   }
-  if (!/^\d{1,5}$/.test(limit) || Number(limit) < 1 || Number(limit) > LIMIT_MAX) throw new BadPageRequest(`limit must be a whole number from 1 to ${LIMIT_MAX}, got "${limit}"`)
+  if (!/^\d{1,5}$/.test(limit) || Number(limit) < 1 || Number(limit) > LIMIT_MAX)
+    throw new BadPageRequest(`limit must be a whole number from 1 to ${LIMIT_MAX}, got "${limit}"`)
   let counted = false
   if (count !== undefined) {
     const v = count.toLowerCase()
@@ -78,7 +82,9 @@ export function pageRequest(ep: ListEndpoint, pairs: ReadonlyMap<string, string>
  * each key, `limit` and `count` aside, which may change from page to page).
  */
 function scope(ep: ListEndpoint, pairs: ReadonlyMap<string, string>): string {
-  const rest = [...pairs].filter(([k, v]) => !(NAMES as readonly string[]).includes(k) && v !== '').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const rest = [...pairs]
+    .filter(([k, v]) => !(NAMES as readonly string[]).includes(k) && v !== '')
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return digest(JSON.stringify([ep.service, rest]))
 }
 
@@ -93,7 +99,8 @@ export function encodeCursor(ep: ListEndpoint, pairs: ReadonlyMap<string, string
 function decodeCursor(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, cursor: string): SqlValue[] {
   const bad = (why: string) => new BadPageRequest(`cursor is not one this request gave: ${why}`)
   const [body, check, extra] = cursor.split('.')
-  if (body === undefined || check === undefined || extra !== undefined || !/^[\w-]+$/.test(body) || digest(body) !== check) throw bad('malformed')
+  if (body === undefined || check === undefined || extra !== undefined || !/^[\w-]+$/.test(body) || digest(body) !== check)
+    throw bad('malformed')
   let value: unknown
   try {
     value = JSON.parse(Buffer.from(body, 'base64url').toString())
@@ -103,6 +110,10 @@ function decodeCursor(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, curs
   if (!Array.isArray(value) || value.length !== 3 || value[0] !== 1 || !Array.isArray(value[2])) throw bad('malformed')
   if (value[1] !== scope(ep, pairs)) throw bad('it belongs to another endpoint or other parameters')
   const keys = value[2] as unknown[]
-  if (keys.length !== listOrder(ep).length || !keys.every((k) => k === null || typeof k === 'string' || (typeof k === 'number' && Number.isFinite(k)))) throw bad('malformed')
+  if (
+    keys.length !== listOrder(ep).length ||
+    !keys.every((k) => k === null || typeof k === 'string' || (typeof k === 'number' && Number.isFinite(k)))
+  )
+    throw bad('malformed')
   return keys as SqlValue[]
 }

@@ -27,7 +27,10 @@ export function queryPairs(rawQuery: string): Map<string, string> {
   return pairs
 }
 
-function lookup(pairs: ReadonlyMap<string, string>, p: { name: string; aliases?: readonly string[]; keyCaseInsensitive?: boolean }): string | undefined {
+function lookup(
+  pairs: ReadonlyMap<string, string>,
+  p: { name: string; aliases?: readonly string[]; keyCaseInsensitive?: boolean },
+): string | undefined {
   const names = [p.name, ...(p.aliases ?? [])]
   for (const [key, value] of pairs) {
     const hit = p.keyCaseInsensitive ? names.some((n) => n.toLowerCase() === key.toLowerCase()) : names.includes(key)

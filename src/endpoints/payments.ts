@@ -35,7 +35,10 @@ export const payments: ListEndpoint = {
   returns: 'Expense requests (document)',
   response: { short: Payment, full: PaymentFull },
   meanings: {
-    from: m('Начало периода по дате расхода (ДатаРасхода, не дата документа)', 'Period start by expense date (ДатаРасхода, not the document date)'),
+    from: m(
+      'Начало периода по дате расхода (ДатаРасхода, не дата документа)',
+      'Period start by expense date (ДатаРасхода, not the document date)',
+    ),
     to: m('Конец периода по дате расхода', 'Period end by expense date'),
     date: m('Одна дата расхода (весь день)', 'One expense date (the whole day)'),
     code: m('Номер заявки (подстрока)', 'Request number (substring)'),
@@ -114,7 +117,9 @@ export const payments: ListEndpoint = {
   ],
   sort: newestFirst('expense_date'),
   // ДокументыРасчетовСКонтрагентом prints each recorder's number and date.
-  fullTraces: [{ types: ['Документ.*'], sql: 'SELECT request AS ref FROM reg_expense_payments WHERE recorder IN (SELECT ref FROM _touched)' }],
+  fullTraces: [
+    { types: ['Документ.*'], sql: 'SELECT request AS ref FROM reg_expense_payments WHERE recorder IN (SELECT ref FROM _touched)' },
+  ],
   fullPage: async ({ sql }, rows) => {
     const owners = refsOf(rows)
     const basis = await referencedDocuments(sql, 'doc_expense_requests', 'basis', owners)

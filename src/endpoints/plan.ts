@@ -10,7 +10,7 @@ import { kopecks } from '../values/money.js'
 import { messages } from '../values/messages.js'
 import type { ParsedRequest } from './parse.js'
 
-export type PostFilter = (row: Row) => boolean
+type PostFilter = (row: Row) => boolean
 
 export interface Planned {
   readonly plan: QueryPlan
@@ -20,7 +20,6 @@ export interface Planned {
 const AMOUNT = /^[+-]?\d+(?:[.,]\d+)?$/
 
 const NOTHING: Condition = { kind: 'sql', text: '1 = 0', params: [] }
-
 
 export function planQuery(ep: ListEndpoint, req: ParsedRequest, dialect: Dialect, extraColumns: readonly string[] = []): Planned {
   const where: Condition[] = []

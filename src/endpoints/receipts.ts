@@ -2,7 +2,17 @@
 // Склад is the stored-order warehouse (СкладОрдер); Товары and Услуги only with `full`,
 // whose key is case-insensitive; `contactor` (sic) and `supplier` are aliases of `contractor`.
 import { Receipt, ReceiptFull } from './responses.js'
-import { byDocumentDate, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
+import {
+  byDocumentDate,
+  documentNumber,
+  exactAmount,
+  m,
+  oneDocumentDate,
+  organization,
+  posted,
+  responsible,
+  warehouse,
+} from './meanings.js'
 import { orLiteral, summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'

@@ -3,7 +3,18 @@
 // `full` also takes the value `full`; СвязанныеДокументы is always the placeholder;
 // the rows' planned cost is printed as stored. No contract or tax-id filters.
 import { SupplierOrder, SupplierOrderFull } from './responses.js'
-import { byDocumentDate, comment, documentNumber, exactAmount, m, oneDocumentDate, organization, posted, responsible, warehouse } from './meanings.js'
+import {
+  byDocumentDate,
+  comment,
+  documentNumber,
+  exactAmount,
+  m,
+  oneDocumentDate,
+  organization,
+  posted,
+  responsible,
+  warehouse,
+} from './meanings.js'
 import { summary } from '../values/printed.js'
 import { dmy } from '../values/dates.js'
 import { YES, printing } from './define.js'
@@ -41,7 +52,10 @@ export const sorders: ListEndpoint = {
     code: documentNumber,
     summ: exactAmount,
     approved: posted,
-    supplier: m('Наименование контрагента (поставщика) (подстрока); основное имя этого отбора', 'Counterparty (supplier) name (substring); the primary name of this filter'),
+    supplier: m(
+      'Наименование контрагента (поставщика) (подстрока); основное имя этого отбора',
+      'Counterparty (supplier) name (substring); the primary name of this filter',
+    ),
     org: organization,
     warehouse,
     responsible,
@@ -52,7 +66,10 @@ export const sorders: ListEndpoint = {
     table: 'api_sorders',
     version: 1,
     source: 'doc_supplier_orders',
-    columns: [...documentColumns('date'), ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f', 'comment_f')],
+    columns: [
+      ...documentColumns('date'),
+      ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f', 'comment_f'),
+    ],
     indexes: [newestFirstIndex('date')],
     select:
       `s.ref, s.number, s.date, s.amount, s.posted, s.comment, s.payment_date, s.receipt_date, ${refs.select}, ${attachmentCount} ` +

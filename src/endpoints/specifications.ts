@@ -72,7 +72,9 @@ function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamCont
     const fast = rowsContain(ctx.dialect, own, value)
     if (fast) return allOf([fast])
   }
-  const filter = joinedRows(ctx.dialect, ctx) ?? (own === 'material' ? rowFilter(ctx.dialect, value, undefined) : rowFilter(ctx.dialect, undefined, value))
+  const filter =
+    joinedRows(ctx.dialect, ctx) ??
+    (own === 'material' ? rowFilter(ctx.dialect, value, undefined) : rowFilter(ctx.dialect, undefined, value))
   if (!filter) return undefined
   const narrow = both ? [rowsContain(ctx.dialect, 'material', value), rowsContain(ctx.dialect, 'ngroup', ctx.values.get('ngroup')!)] : []
   const exists = hasRow(filter)
@@ -89,11 +91,20 @@ export const specifications: ListEndpoint = {
   meanings: {
     code: m('Код спецификации (подстрока)', 'Specification code (substring)'),
     name: m('Наименование (подстрока)', 'Name (substring)'),
-    material: m('Код или наименование материала в строках материалов (подстрока)', 'Material code or name in the materials rows (substring)'),
+    material: m(
+      'Код или наименование материала в строках материалов (подстрока)',
+      'Material code or name in the materials rows (substring)',
+    ),
     ngroup: m('Номенклатурная группа строк материалов (подстрока)', 'Nomenclature group of the material rows (substring)'),
-    year: m('Год плановой даты поставки этапа поставки; двузначный год читается как 20XX', 'Year of the planned delivery date of a delivery stage; a 2-digit year is read as 20XX'),
+    year: m(
+      'Год плановой даты поставки этапа поставки; двузначный год читается как 20XX',
+      'Year of the planned delivery date of a delivery stage; a 2-digit year is read as 20XX',
+    ),
     month: m('Месяц 1–12 внутри года `year`; требует `year`', 'Month 1–12 inside `year`; requires `year`'),
-    full: m('Расширенный режим; требует хотя бы один из `code`, `name`, `material`, `ngroup`', 'Extended mode; requires at least one of `code`, `name`, `material`, `ngroup`'),
+    full: m(
+      'Расширенный режим; требует хотя бы один из `code`, `name`, `material`, `ngroup`',
+      'Extended mode; requires at least one of `code`, `name`, `material`, `ngroup`',
+    ),
   },
   readModel: printing(Specification, {
     table: 'api_specifications',
@@ -152,7 +163,12 @@ export const specifications: ListEndpoint = {
     { name: 'name', stage: 'database', match: 'contains', column: 'name_f', slash: true },
     { name: 'material', stage: 'database', match: 'custom', slash: true, condition: (value, ctx) => rowsCondition('material', value, ctx) },
     { name: 'ngroup', stage: 'database', match: 'custom', condition: (value, ctx) => rowsCondition('ngroup', value, ctx) },
-    { name: 'year', stage: 'database', match: 'custom', condition: (value, ctx) => deliveryInRange(value, ctx.values.get('month'), ctx.issues) },
+    {
+      name: 'year',
+      stage: 'database',
+      match: 'custom',
+      condition: (value, ctx) => deliveryInRange(value, ctx.values.get('month'), ctx.issues),
+    },
     { name: 'month', stage: 'raw' },
     { name: 'full', stage: 'option', truthy: YES },
   ],
@@ -168,7 +184,9 @@ export const specifications: ListEndpoint = {
   ],
   // Rule 3: the array form with `full` and `code`/`name`, or whenever `material`/`ngroup` is given.
   fullWhen: (ctx) =>
-    (ctx.options.full === true && (ctx.values.has('code') || ctx.values.has('name'))) || ctx.values.has('material') || ctx.values.has('ngroup'),
+    (ctx.options.full === true && (ctx.values.has('code') || ctx.values.has('name'))) ||
+    ctx.values.has('material') ||
+    ctx.values.has('ngroup'),
   // The stored form lists every materials row; without `full`, `material`/`ngroup` keep only
   // the matching rows, which fullPage builds per request.
   fullStored: (ctx) => ctx.options.full === true,
@@ -205,7 +223,16 @@ export const specifications: ListEndpoint = {
         } catch (err) {
           const short = shortOf(row)
           const what = `Спецификация номенклатуры ${orEmpty(short.Код)} ${orEmpty(short.Наименование)}`
-          return { value: short, issue: tryPart(() => { throw err }, what, 'Материалы').issue! }
+          return {
+            value: short,
+            issue: tryPart(
+              () => {
+                throw err
+              },
+              what,
+              'Материалы',
+            ).issue!,
+          }
         }
         // Ready JSON bytes: json-stream's serialize prints a Buffer as it is.
         return { value: joinedForm(row.short as Buffer, found) }

@@ -3,7 +3,7 @@
 // Sort: date ascending, then number (the spec gives only the date; the number orders
 // documents of the same moment the way their numbering does).
 import { Transfer, TransferFull } from './responses.js'
-import { byDocumentDate, documentNumber, m, oneDocumentDate, responsible, responsibleName, warehouse } from './meanings.js'
+import { byDocumentDate, documentNumber, m, oneDocumentDate, responsibleName } from './meanings.js'
 import { rowsSummary } from '../values/plural.js'
 import { dmy } from '../values/dates.js'
 import { fold } from '../values/fold.js'

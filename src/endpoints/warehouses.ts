@@ -16,7 +16,10 @@ export const warehouses: ListEndpoint = {
   meanings: {
     code: m('Код (подстрока)', 'Code, Код (substring)'),
     name: m('Наименование (подстрока)', 'Name, Наименование (substring)'),
-    group: m('Истина — только группы; любое другое заданное значение — только элементы (не группы)', 'True: only groups; any other given value: only elements (non-groups)'),
+    group: m(
+      'Истина — только группы; любое другое заданное значение — только элементы (не группы)',
+      'True: only groups; any other given value: only elements (non-groups)',
+    ),
   },
   readModel: printing(Warehouse, {
     table: 'api_warehouses',
@@ -31,7 +34,12 @@ export const warehouses: ListEndpoint = {
     indexes: [['sort_name', 'ref']],
     select: 's.ref, s.code, s.name, s.is_group FROM cat_warehouses s',
     build: (r) => ({
-      values: { code_f: fold(String(r.code)), name_f: fold(String(r.name)), sort_name: sortKey(String(r.name)), is_group: Number(r.is_group) },
+      values: {
+        code_f: fold(String(r.code)),
+        name_f: fold(String(r.name)),
+        sort_name: sortKey(String(r.name)),
+        is_group: Number(r.is_group),
+      },
       short: { Код: text(r.code), Наименование: text(r.name), ЭтоГруппа: r.is_group === 1 },
     }),
   }),

@@ -21,13 +21,13 @@ export function value(attr: Attr, row: Row): unknown {
   }
 }
 
-export async function content(sql: SqlPort, table: string, owner: string): Promise<string> {
+async function content(sql: SqlPort, table: string, owner: string): Promise<string> {
   const chunks = await sql.all<{ chunk: Buffer | Uint8Array }>(`SELECT chunk FROM ${table} WHERE owner = ? ORDER BY seq`, [owner])
   return Buffer.concat(chunks.map((c) => Buffer.from(c.chunk))).toString('base64')
 }
 
 /** One stored tabular row in import form. */
-export function partRow(part: TabularPart, r: Row): Row {
+function partRow(part: TabularPart, r: Row): Row {
   const out: Row = { НомерСтроки: Number(r.row_number) || Number(r.line) }
   for (const a of part.attrs) out[a.name] = value(a, r)
   return out
@@ -37,13 +37,20 @@ export function partRow(part: TabularPart, r: Row): Row {
  * One stored object (its row of `decl.table`) in import form; `rows` gives each tabular
  * part's stored rows in line order. `withContent` false leaves the stored bytes unread ('').
  */
-export async function objectFromRow(sql: SqlPort, decl: ObjectType, r: Row, rows: (part: TabularPart) => readonly Row[], withContent = true): Promise<Row> {
+export async function objectFromRow(
+  sql: SqlPort,
+  decl: ObjectType,
+  r: Row,
+  rows: (part: TabularPart) => readonly Row[],
+  withContent = true,
+): Promise<Row> {
   const ref = r.ref as string
   const o: Row = { type: decl.table === 'doc_other' ? r.type : decl.type, ref, ПометкаУдаления: Number(r.deletion_mark) === 1 }
   if (decl.class === 'catalog') Object.assign(o, { Код: r.code, Наименование: r.name })
   else Object.assign(o, { Номер: r.number, Дата: r.date, Проведен: Number(r.posted) === 1 })
   if (decl.hierarchical) Object.assign(o, { ЭтоГруппа: Number(r.is_group) === 1, Родитель: r.parent })
-  for (const a of decl.attrs) o[a.name] = a.kind === 'base64' ? (withContent ? await content(sql, chunkTable(decl.table, a.col), ref) : '') : value(a, r)
+  for (const a of decl.attrs)
+    o[a.name] = a.kind === 'base64' ? (withContent ? await content(sql, chunkTable(decl.table, a.col), ref) : '') : value(a, r)
   for (const part of decl.tabular ?? []) o[part.name] = rows(part).map((row) => partRow(part, row))
   return o
 }
@@ -75,7 +82,7 @@ export async function* exportObjects(sql: SqlPort): AsyncGenerator<Row> {
       }
       const move: Row = {}
       for (const a of reg.attrs) move[a.name] = value(a, r)
-      ;((current!.set as Row)["Движения"] as Row[]).push(move)
+      ;((current!.set as Row)['Движения'] as Row[]).push(move)
     }
     if (current) yield current.set as Row
   }

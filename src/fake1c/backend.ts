@@ -55,7 +55,14 @@ export function orderKey(kind: SetKind, entity: Obj): string {
 }
 
 /** Sorts `list` by `$orderby` (stable: equal entries keep their order). */
-export function sortBy<T>(kind: SetKind, props: ReadonlySet<string>, list: T[], orderby: string | undefined, entity: (t: T) => Obj, order: (t: T) => string): T[] {
+export function sortBy<T>(
+  kind: SetKind,
+  props: ReadonlySet<string>,
+  list: T[],
+  orderby: string | undefined,
+  entity: (t: T) => Obj,
+  order: (t: T) => string,
+): T[] {
   if (!orderby) return list
   const keys = parseOrderBy(orderby, (n) => props.has(n))
   return list.sort((a, b) => {

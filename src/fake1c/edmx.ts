@@ -26,7 +26,8 @@ export function edmx(decls: readonly EntityDecl[]): string {
   for (const d of decls) {
     out.push(`<EntityType Name="${esc(d.set)}">`, `<Key>${d.keys.map((k) => `<PropertyRef Name="${esc(k)}"/>`).join('')}</Key>`)
     for (const p of d.props) out.push(prop(p))
-    for (const c of d.collections) out.push(`<Property Name="${esc(c.name)}" Type="Collection(StandardODATA.${esc(c.rowType)})" Nullable="false"/>`)
+    for (const c of d.collections)
+      out.push(`<Property Name="${esc(c.name)}" Type="Collection(StandardODATA.${esc(c.rowType)})" Nullable="false"/>`)
     for (const p of d.props) {
       if (!p.nav || !published.has(p.nav[1])) continue
       const name = `${d.set}_${p.nav[0]}`

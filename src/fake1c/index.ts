@@ -14,7 +14,7 @@ import { QueryError } from './query.js'
 import { storeBackend } from './store.js'
 import type { SqlPort } from '../store/sql.js'
 
-export interface FakeFaults {
+interface FakeFaults {
   /** The first request is answered after this delay (1C opening a session). */
   coldStartMs?: number
   /** The next `times` requests touching `set` answer `status` (times -1: always). */
@@ -45,7 +45,7 @@ export interface FakeOptions {
   readonly today?: string
 }
 
-export interface RequestLog {
+interface RequestLog {
   readonly method: string
   readonly url: string
   readonly set: string
@@ -92,7 +92,8 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
   let maxInFlight = 0
   let first = true
   const state = { faults: { ...(options.faults ?? {}) } as FakeFaults }
-  const expected = options.user === undefined ? undefined : `Basic ${Buffer.from(`${options.user}:${options.password ?? ''}`, 'utf8').toString('base64')}`
+  const expected =
+    options.user === undefined ? undefined : `Basic ${Buffer.from(`${options.user}:${options.password ?? ''}`, 'utf8').toString('base64')}`
   const sockets = new Set<Socket>()
   let root = ''
 
@@ -153,7 +154,15 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
     }
     const rel = path.startsWith(ROOT_PATH) ? path.slice(ROOT_PATH.length) : undefined
     const setName = rel === undefined ? '' : (/^\/([^/(?]+)/.exec(rel)?.[1] ?? '')
-    const log: RequestLog = { method: req.method ?? '', url: keepLog ? decodeURIComponent(req.url ?? '') : '', set: setName, status: 0, bytes: 0, start, end: 0 }
+    const log: RequestLog = {
+      method: req.method ?? '',
+      url: keepLog ? decodeURIComponent(req.url ?? '') : '',
+      set: setName,
+      status: 0,
+      bytes: 0,
+      start,
+      end: 0,
+    }
     if (keepLog) requests.push(log)
     served.requests++
     inFlight++
@@ -216,7 +225,9 @@ export async function startFake1C(options: FakeOptions): Promise<Fake1C> {
     sockets.add(s)
     s.on('close', () => sockets.delete(s))
   })
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port ?? 0, options.host ?? '127.0.0.1', () => (server.off('error', reject), resolve())))
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(options.port ?? 0, options.host ?? '127.0.0.1', () => (server.off('error', reject), resolve())),
+  )
   const addr = server.address() as AddressInfo
   root = `http://${options.host ?? '127.0.0.1'}:${addr.port}${ROOT_PATH}`
   return {

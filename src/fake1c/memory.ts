@@ -189,7 +189,14 @@ class Infobase {
       const map = this.objects.get(name)!
       const props = new Set(['Ref_Key', 'DataVersion', ...shape.props.map((p) => p.name), ...shape.parts.map((p) => p.name)])
       const byKey = (k: string) => map.get(k)
-      return { name, kind: shape.kind === 'catalog' ? 'catalog' : 'document', props, entries: () => [...map.values()], byKey, ofKey: (k) => [byKey(k)].filter((e) => e !== undefined) }
+      return {
+        name,
+        kind: shape.kind === 'catalog' ? 'catalog' : 'document',
+        props,
+        entries: () => [...map.values()],
+        byKey,
+        ofKey: (k) => [byKey(k)].filter((e) => e !== undefined),
+      }
     }
     const reg = REGISTERS.find((r) => r.set === name || `${r.set}_RecordType` === name)
     if (!reg) return undefined
@@ -209,7 +216,8 @@ class Infobase {
         ofKey: (k) => [byKey(k)].filter((e) => e !== undefined),
       }
     }
-    const rowsOf = (ref: string, s: { recorderSet: string; rows: Obj[] }) => s.rows.map((row) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), ...row }, ref))
+    const rowsOf = (ref: string, s: { recorderSet: string; rows: Obj[] }) =>
+      s.rows.map((row) => entry(ref, { Recorder: ref, Recorder_Type: recorderType(s), ...row }, ref))
     return {
       name,
       kind: 'rows',
@@ -280,9 +288,15 @@ function firstAtLeast(list: readonly Entry[], prop: string, value: string): numb
 }
 
 function sortEntries(set: EntitySet, list: Entry[], orderby: string | undefined): Entry[] {
-  return sortBy(set.kind, set.props, list, orderby, (e) => e.entity, (e) => e.order)
+  return sortBy(
+    set.kind,
+    set.props,
+    list,
+    orderby,
+    (e) => e.entity,
+    (e) => e.order,
+  )
 }
-
 
 class MemoryView implements SetView {
   constructor(
@@ -310,7 +324,11 @@ class MemoryView implements SetView {
     const byKeys = q.filter ? keysOnly(q.filter) : undefined
     let list: Entry[]
     if (byKeys && byKeys.prop === keyProp(set.kind)) {
-      list = sortEntries(set, [...new Set(byKeys.keys)].flatMap((k) => set.ofKey(k)), q.orderby)
+      list = sortEntries(
+        set,
+        [...new Set(byKeys.keys)].flatMap((k) => set.ofKey(k)),
+        q.orderby,
+      )
       if (q.filter) {
         const f = compileFilter(q.filter, (n) => set.props.has(n))
         list = list.filter((e) => f.test(e.entity))

@@ -11,7 +11,10 @@ export class QueryError extends Error {
   }
 }
 
-type Token = { t: 'id'; v: string } | { t: 'lit'; v: string | number | boolean; kind: 'guid' | 'datetime' | 'string' | 'number' | 'bool' } | { t: 'op'; v: string }
+type Token =
+  | { t: 'id'; v: string }
+  | { t: 'lit'; v: string | number | boolean; kind: 'guid' | 'datetime' | 'string' | 'number' | 'bool' }
+  | { t: 'op'; v: string }
 
 function tokenize(text: string): Token[] {
   const out: Token[] = []
@@ -61,7 +64,7 @@ function tokenize(text: string): Token[] {
 
 const GUID = /^[0-9a-fA-F-]{36}$/
 
-export type Predicate = (e: Record<string, unknown>) => boolean
+type Predicate = (e: Record<string, unknown>) => boolean
 
 export interface Compiled {
   readonly test: Predicate
@@ -108,7 +111,8 @@ export function compileFilter(text: string, known: (name: string) => boolean): C
     }
     const left = operand()
     const op = tokens[pos++]
-    if (!op || op.t !== 'op' || !['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(op.v)) throw new QueryError(400, '14', 'expected a comparison')
+    if (!op || op.t !== 'op' || !['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(op.v))
+      throw new QueryError(400, '14', 'expected a comparison')
     const right = operand()
     // 1C cannot compare references by order: it answers 500 (sync.md §3).
     if (op.v !== 'eq' && op.v !== 'ne' && (left.prop === 'Ref_Key' || right.kind === 'guid')) {

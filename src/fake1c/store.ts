@@ -70,11 +70,22 @@ const ORDER_CHUNK = 50_000
  * The rows of `select` (a SELECT … FROM … with `where`, no ORDER BY) in the order of `columns`
  * (a total order), a chunk at a time: each chunk starts after the last row of the one before.
  */
-async function* ordered<T extends Row>(sql: SqlPort, select: string, where: string, params: readonly SqlValue[], columns: readonly string[]): AsyncGenerator<T[]> {
+async function* ordered<T extends Row>(
+  sql: SqlPort,
+  select: string,
+  where: string,
+  params: readonly SqlValue[],
+  columns: readonly string[],
+): AsyncGenerator<T[]> {
   let after: SqlValue[] | undefined
   for (;;) {
-    const cond = [where, after ? `(${columns.join(', ')}) > (${columns.map(() => '?').join(', ')})` : ''].filter((c) => c !== '').join(' AND ')
-    const rows = await sql.all<T>(`${select}${cond ? ` WHERE ${cond}` : ''} ORDER BY ${columns.join(', ')} LIMIT ${ORDER_CHUNK}`, [...params, ...(after ?? [])])
+    const cond = [where, after ? `(${columns.join(', ')}) > (${columns.map(() => '?').join(', ')})` : '']
+      .filter((c) => c !== '')
+      .join(' AND ')
+    const rows = await sql.all<T>(`${select}${cond ? ` WHERE ${cond}` : ''} ORDER BY ${columns.join(', ')} LIMIT ${ORDER_CHUNK}`, [
+      ...params,
+      ...(after ?? []),
+    ])
     yield rows
     if (rows.length < ORDER_CHUNK) return
     const last = rows[rows.length - 1]!
@@ -186,7 +197,9 @@ class StoreInfobase {
   /** The other document types the store holds (doc_other), by name. */
   others(): Promise<string[]> {
     // In the order the in-memory infobase meets them (by ref): each type's least ref.
-    this.#others ??= this.sql.all<{ type: string }>('SELECT type, MIN(ref) AS first FROM doc_other GROUP BY type ORDER BY 2').then((rows) => rows.map((r) => r.type))
+    this.#others ??= this.sql
+      .all<{ type: string }>('SELECT type, MIN(ref) AS first FROM doc_other GROUP BY type ORDER BY 2')
+      .then((rows) => rows.map((r) => r.type))
     return this.#others
   }
 
@@ -201,7 +214,13 @@ class StoreInfobase {
     for (const shape of this.shapes.values()) {
       const decl = OBJECT_TYPES.find((d) => setOf(d.type) === shape.set)
       const type = shape.set.startsWith('Document_') ? `Документ.${shape.set.slice('Document_'.length)}` : undefined
-      out.push({ name: shape.set, kind: shape.kind === 'catalog' ? 'catalog' : 'document', shape, decl: decl ?? (type ? OTHER_DOCUMENT : undefined), type: decl ? undefined : type })
+      out.push({
+        name: shape.set,
+        kind: shape.kind === 'catalog' ? 'catalog' : 'document',
+        shape,
+        decl: decl ?? (type ? OTHER_DOCUMENT : undefined),
+        type: decl ? undefined : type,
+      })
       published.add(shape.set)
     }
     for (const type of await this.others()) {
@@ -230,8 +249,14 @@ class StoreInfobase {
         })
       } else if (s.kind === 'records') {
         const rowProps = s.reg.props.filter((p) => p.name !== 'Recorder' && p.name !== 'Recorder_Type')
-        out.push({ set: s.name, keys: ['Recorder', 'Recorder_Type'], props: s.reg.props.slice(0, 2), collections: [{ name: 'RecordSet', rowType: `${s.name}_RowType`, props: rowProps }] })
-      } else if (s.kind === 'rows') out.push({ set: s.name, keys: ['Recorder', 'Recorder_Type', 'LineNumber'], props: s.reg.props, collections: [] })
+        out.push({
+          set: s.name,
+          keys: ['Recorder', 'Recorder_Type'],
+          props: s.reg.props.slice(0, 2),
+          collections: [{ name: 'RecordSet', rowType: `${s.name}_RowType`, props: rowProps }],
+        })
+      } else if (s.kind === 'rows')
+        out.push({ set: s.name, keys: ['Recorder', 'Recorder_Type', 'LineNumber'], props: s.reg.props, collections: [] })
     }
     return out
   }
@@ -298,7 +323,14 @@ abstract class View<S extends Source> implements SetView {
     if (byKeys && byKeys.prop === keyProp(this.kind)) {
       let list = await this.keyed([...new Set(byKeys.keys)], content)
       const f = compileFilter(q.filter!, (n) => this.props.has(n))
-      list = sortBy(this.kind, this.props, list.filter((e) => f.test(e)), q.orderby, (e) => e, (e) => orderKey(this.kind, e))
+      list = sortBy(
+        this.kind,
+        this.props,
+        list.filter((e) => f.test(e)),
+        q.orderby,
+        (e) => e,
+        (e) => orderKey(this.kind, e),
+      )
       return list.slice(q.skip, end(q.skip)).map(entityItem)
     }
     const compiled = q.filter === undefined ? undefined : compileFilter(q.filter, (n) => this.props.has(n))
@@ -377,7 +409,8 @@ const positions = (from: number, to: number): number[] => {
 }
 
 /** Whether an answer shows stored bytes (attachments' content): only then are they read. */
-const wantsContent = (select: readonly string[] | undefined): boolean => select === undefined || select.some((p) => p.endsWith('_Base64Data'))
+const wantsContent = (select: readonly string[] | undefined): boolean =>
+  select === undefined || select.some((p) => p.endsWith('_Base64Data'))
 
 class ObjectView extends View<ObjectSource> {
   readonly props: ReadonlySet<string>
@@ -400,11 +433,24 @@ class ObjectView extends View<ObjectSource> {
       const params = type ? [type] : []
       if (this.s.kind === 'catalog') {
         const columns = this.s.shape.props.some((p) => p.name === 'Code') ? ['name', 'code', 'ref'] : ['name', 'ref']
-        for await (const rows of ordered<{ ref: string }>(this.ib.sql, `SELECT ${columns.join(', ')} FROM ${decl.table}`, where, params, columns)) keys.add(rows.map((r) => r.ref))
+        for await (const rows of ordered<{ ref: string }>(
+          this.ib.sql,
+          `SELECT ${columns.join(', ')} FROM ${decl.table}`,
+          where,
+          params,
+          columns,
+        ))
+          keys.add(rows.map((r) => r.ref))
         return { keys }
       }
       const dates: number[] = []
-      for await (const rows of ordered<{ ref: string; date: string }>(this.ib.sql, `SELECT ref, date, number FROM ${decl.table}`, where, params, ['date', 'number', 'ref'])) {
+      for await (const rows of ordered<{ ref: string; date: string }>(
+        this.ib.sql,
+        `SELECT ref, date, number FROM ${decl.table}`,
+        where,
+        params,
+        ['date', 'number', 'ref'],
+      )) {
         keys.add(rows.map((r) => r.ref))
         for (const r of rows) dates.push(dateNumber(r.date))
       }
@@ -480,8 +526,11 @@ class RegisterView extends View<RegisterSource> {
       const sql = this.ib.sql
       const keys = new Keys()
       if (this.s.kind === 'records') {
-        const all = this.self ? `SELECT recorder AS ref FROM ${t} UNION SELECT ref FROM ${EXPENSE_REQUESTS} WHERE posted = 1` : `SELECT DISTINCT recorder AS ref FROM ${t}`
-        for await (const rows of ordered<{ ref: string }>(sql, `SELECT ref FROM (${all}) k`, '', [], ['ref'])) keys.add(rows.map((r) => r.ref))
+        const all = this.self
+          ? `SELECT recorder AS ref FROM ${t} UNION SELECT ref FROM ${EXPENSE_REQUESTS} WHERE posted = 1`
+          : `SELECT DISTINCT recorder AS ref FROM ${t}`
+        for await (const rows of ordered<{ ref: string }>(sql, `SELECT ref FROM (${all}) k`, '', [], ['ref']))
+          keys.add(rows.map((r) => r.ref))
         return { keys }
       }
       // Register rows in Period order; the rows of ЗаявкиНаРасходованиеСредств are dated by their recorder.
@@ -491,7 +540,13 @@ class RegisterView extends View<RegisterSource> {
         : `SELECT recorder, line, period FROM ${t}`
       const dates: number[] = []
       const lines: number[] = []
-      for await (const rows of ordered<{ recorder: string; line: number; period: string }>(sql, `SELECT recorder, line, period FROM (${all}) k`, '', [], ['period', 'recorder', 'line'])) {
+      for await (const rows of ordered<{ recorder: string; line: number; period: string }>(
+        sql,
+        `SELECT recorder, line, period FROM (${all}) k`,
+        '',
+        [],
+        ['period', 'recorder', 'line'],
+      )) {
         keys.add(rows.map((r) => r.recorder))
         for (const r of rows) {
           dates.push(dateNumber(r.period))
@@ -510,7 +565,8 @@ class RegisterView extends View<RegisterSource> {
     if (recorders.length === 0) return out
     const stored = groupBy(await sql.selectIn<Row>(decl.table, ['*'], 'recorder', recorders), 'recorder')
     const dates = new Map<string, string>()
-    if (this.self) for (const r of await sql.selectIn<Row>('objects', ['ref', 'date'], 'ref', recorders)) dates.set(String(r.ref), String(r.date ?? ''))
+    if (this.self)
+      for (const r of await sql.selectIn<Row>('objects', ['ref', 'date'], 'ref', recorders)) dates.set(String(r.ref), String(r.date ?? ''))
     for (const [recorder, rows] of stored) {
       const moves = rows.map((r) => {
         const m: Row = {}
@@ -519,14 +575,22 @@ class RegisterView extends View<RegisterSource> {
       })
       const o: Obj = { type: reg.type, Регистратор: { type: rows[0]!.recorder_type, ref: recorder }, Движения: moves }
       const when = this.self ? date(dates.get(recorder) || undefined) : date(moves[0]?.['Период'] ?? EMPTY_DATE)
-      out.set(recorder, { recorderSet: setOf(String(rows[0]!.recorder_type)), rows: reg.rows(o, when), lines: new Map(rows.map((r, i) => [Number(r.line), i])) })
+      out.set(recorder, {
+        recorderSet: setOf(String(rows[0]!.recorder_type)),
+        rows: reg.rows(o, when),
+        lines: new Map(rows.map((r, i) => [Number(r.line), i])),
+      })
     }
     if (this.self) {
       const missing = recorders.filter((r) => !stored.has(r))
       for (const d of await sql.selectIn<Row>(EXPENSE_REQUESTS, ['ref', 'date', 'posted', 'amount'], 'ref', missing)) {
         if (Number(d.posted) !== 1) continue
         const ref = String(d.ref)
-        const o: Obj = { type: reg.type, Регистратор: { type: 'Документ.ЗаявкаНаРасходованиеСредств', ref }, Движения: [{ ЗаявкаНаРасходование: ref, Сумма: Number(d.amount), ВидДвижения: 'Receipt' }] }
+        const o: Obj = {
+          type: reg.type,
+          Регистратор: { type: 'Документ.ЗаявкаНаРасходованиеСредств', ref },
+          Движения: [{ ЗаявкаНаРасходование: ref, Сумма: Number(d.amount), ВидДвижения: 'Receipt' }],
+        }
         out.set(ref, { recorderSet: 'Document_ЗаявкаНаРасходованиеСредств', rows: reg.rows(o, date(d.date)), lines: new Map([[0, 0]]) })
       }
     }

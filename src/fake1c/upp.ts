@@ -2,10 +2,10 @@
 // inverse of sync.md §4, written from the 1C side (its names, its types, its padding),
 // independently of the connector's mapping so that tests of the one check the other.
 
-export type Edm = 'Edm.Guid' | 'Edm.String' | 'Edm.Double' | 'Edm.Int64' | 'Edm.Boolean' | 'Edm.DateTime'
+type Edm = 'Edm.Guid' | 'Edm.String' | 'Edm.Double' | 'Edm.Int64' | 'Edm.Boolean' | 'Edm.DateTime'
 export type Obj = Record<string, unknown>
 
-export const ZERO = '00000000-0000-0000-0000-000000000000'
+const ZERO = '00000000-0000-0000-0000-000000000000'
 export const EMPTY_DATE = '0001-01-01T00:00:00'
 
 export interface Prop {
@@ -15,7 +15,7 @@ export interface Prop {
   readonly nav?: readonly [string, string]
 }
 
-export interface Part {
+interface Part {
   readonly name: string
   readonly props: readonly Prop[]
   readonly rows: (object: Obj) => Obj[]
@@ -72,12 +72,24 @@ const pair = (attr: string, P = attr, single?: string): Field => ({
     }
   },
 })
-const str = (attr: string, P = attr): Field => ({ props: [{ name: P, type: 'Edm.String' }], put: (o, out) => void (out[P] = text(o[attr])) })
+const str = (attr: string, P = attr): Field => ({
+  props: [{ name: P, type: 'Edm.String' }],
+  put: (o, out) => void (out[P] = text(o[attr])),
+})
 const dbl = (attr: string, P = attr): Field => ({ props: [{ name: P, type: 'Edm.Double' }], put: (o, out) => void (out[P] = num(o[attr])) })
 /** Edm.Int64 arrives as a JSON string. */
-const int64 = (attr: string, P = attr): Field => ({ props: [{ name: P, type: 'Edm.Int64' }], put: (o, out) => void (out[P] = String(Math.trunc(num(o[attr])))) })
-const bool = (attr: string, P = attr): Field => ({ props: [{ name: P, type: 'Edm.Boolean' }], put: (o, out) => void (out[P] = o[attr] === true) })
-const day = (attr: string, P = attr): Field => ({ props: [{ name: P, type: 'Edm.DateTime' }], put: (o, out) => void (out[P] = date(o[attr])) })
+const int64 = (attr: string, P = attr): Field => ({
+  props: [{ name: P, type: 'Edm.Int64' }],
+  put: (o, out) => void (out[P] = String(Math.trunc(num(o[attr])))),
+})
+const bool = (attr: string, P = attr): Field => ({
+  props: [{ name: P, type: 'Edm.Boolean' }],
+  put: (o, out) => void (out[P] = o[attr] === true),
+})
+const day = (attr: string, P = attr): Field => ({
+  props: [{ name: P, type: 'Edm.DateTime' }],
+  put: (o, out) => void (out[P] = date(o[attr])),
+})
 
 const VAT_ENUM: Record<string, string> = {
   '18%': 'НДС18',
@@ -89,7 +101,10 @@ const VAT_ENUM: Record<string, string> = {
   '20%': 'НДС20',
   '20% / 120%': 'НДС20_120',
 }
-const vat = (attr: string): Field => ({ props: [{ name: attr, type: 'Edm.String' }], put: (o, out) => void (out[attr] = VAT_ENUM[text(o[attr])] ?? text(o[attr])) })
+const vat = (attr: string): Field => ({
+  props: [{ name: attr, type: 'Edm.String' }],
+  put: (o, out) => void (out[attr] = VAT_ENUM[text(o[attr])] ?? text(o[attr])),
+})
 
 const C = (name: string) => `Catalog_${name}`
 
@@ -105,7 +120,8 @@ function catalog(name: string, fields: readonly Field[], o: { hierarchical?: boo
     bool('ПометкаУдаления', 'DeletionMark'),
     { props: [{ name: 'Predefined', type: 'Edm.Boolean' }], put: (_o, out) => void (out.Predefined = false) },
   ]
-  if (o.code !== false) common.push({ props: [{ name: 'Code', type: 'Edm.String' }], put: (src, out) => void (out.Code = pad(src['Код'], 9)) })
+  if (o.code !== false)
+    common.push({ props: [{ name: 'Code', type: 'Edm.String' }], put: (src, out) => void (out.Code = pad(src['Код'], 9)) })
   common.push(str('Наименование', 'Description'))
   if (o.hierarchical) {
     common.push(
@@ -132,14 +148,16 @@ function catalog(name: string, fields: readonly Field[], o: { hierarchical?: boo
   }
 }
 
-const rowsOf = (attr: string, fields: readonly Field[], owner: (o: Obj) => string) => (o: Obj): Obj[] => {
-  const rows = Array.isArray(o[attr]) ? (o[attr] as Obj[]) : []
-  return rows.map((r, i) => {
-    const out: Obj = { Ref_Key: owner(o), LineNumber: String(typeof r['НомерСтроки'] === 'number' ? r['НомерСтроки'] : i + 1) }
-    for (const f of fields) f.put(r, out)
-    return out
-  })
-}
+const rowsOf =
+  (attr: string, fields: readonly Field[], owner: (o: Obj) => string) =>
+  (o: Obj): Obj[] => {
+    const rows = Array.isArray(o[attr]) ? (o[attr] as Obj[]) : []
+    return rows.map((r, i) => {
+      const out: Obj = { Ref_Key: owner(o), LineNumber: String(typeof r['НомерСтроки'] === 'number' ? r['НомерСтроки'] : i + 1) }
+      for (const f of fields) f.put(r, out)
+      return out
+    })
+  }
 
 function part(name: string, fields: readonly Field[]): Part {
   return {
@@ -189,7 +207,8 @@ const simple = [key('Номенклатура', C('Номенклатура')), 
 
 /** Every shape the fake publishes; `custom` adds sync.md's optional attributes under their docgate names (R7). */
 export function shapes(custom: boolean, today: string): Shape[] {
-  const closedOn = (o: Obj, out: Obj) => void (out['ДатаЗакрытия'] = o['Закрыт'] === true ? `${today.slice(0, 4)}-01-01T00:00:00` : EMPTY_DATE)
+  const closedOn = (o: Obj, out: Obj) =>
+    void (out['ДатаЗакрытия'] = o['Закрыт'] === true ? `${today.slice(0, 4)}-01-01T00:00:00` : EMPTY_DATE)
   return [
     catalog('Организации', []),
     catalog('Контрагенты', [str('ИНН')]),
@@ -231,7 +250,14 @@ export function shapes(custom: boolean, today: string): Shape[] {
           day('ДатаУтверждения'),
           key('Ответственный', C('Пользователи')),
           ...(custom
-            ? ['СтоимостьРабот', 'СтоимостьТранспорт', 'СтоимостьНакладные', 'СтоимостьАрендаСпецТехники', 'СтоимостьТехнологическиеПрисоединения', 'СтоимостьПроектныеРаботы'].map((n) => dbl(n))
+            ? [
+                'СтоимостьРабот',
+                'СтоимостьТранспорт',
+                'СтоимостьНакладные',
+                'СтоимостьАрендаСпецТехники',
+                'СтоимостьТехнологическиеПрисоединения',
+                'СтоимостьПроектныеРаботы',
+              ].map((n) => dbl(n))
             : []),
         ],
         { hierarchical: true },
@@ -240,7 +266,13 @@ export function shapes(custom: boolean, today: string): Shape[] {
       return {
         ...shape,
         parts: [
-          part('Материалы', [key('Номенклатура', C('Номенклатура')), dbl('Количество'), key('ЕдиницаИзмерения', C('ЕдиницыИзмерения')), dbl('Цена'), dbl('Сумма')]),
+          part('Материалы', [
+            key('Номенклатура', C('Номенклатура')),
+            dbl('Количество'),
+            key('ЕдиницаИзмерения', C('ЕдиницыИзмерения')),
+            dbl('Цена'),
+            dbl('Сумма'),
+          ]),
           part('ЭтапыПоставки', [day('ДатаПоставки')]),
         ],
       }
@@ -310,9 +342,18 @@ export function shapes(custom: boolean, today: string): Shape[] {
       [key('Контрагент', C('Контрагенты')), dbl('СуммаДокумента'), key('Склад', C('Склады')), day('ДатаОплаты'), day('ДатаПоступления')],
       [part('Товары', goodsRows(true))],
     ),
-    document('ПеремещениеТоваров', [key('СкладОтправитель', C('Склады')), key('СкладПолучатель', C('Склады'))], [
-      part('Товары', [key('Номенклатура', C('Номенклатура')), key('ХарактеристикаНоменклатуры', C('ХарактеристикиНоменклатуры')), key('ЕдиницаИзмерения', C('ЕдиницыИзмерения')), dbl('Количество')]),
-    ]),
+    document(
+      'ПеремещениеТоваров',
+      [key('СкладОтправитель', C('Склады')), key('СкладПолучатель', C('Склады'))],
+      [
+        part('Товары', [
+          key('Номенклатура', C('Номенклатура')),
+          key('ХарактеристикаНоменклатуры', C('ХарактеристикиНоменклатуры')),
+          key('ЕдиницаИзмерения', C('ЕдиницыИзмерения')),
+          dbl('Количество'),
+        ]),
+      ],
+    ),
     document('ЗаказНаПроизводство', [], [part('Продукция', simple), part('Материалы', simple)]),
     document('ТребованиеНакладная', [key('Склад', C('Склады'))], [part('Материалы', simple)]),
     // Published but holding nothing docgate syncs: targets of composites that §4 empties.

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import Fastify, { LogController } from 'fastify'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
@@ -24,14 +24,14 @@ import { Generations } from '../serving/generations.js'
 import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 
-export type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
+type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
   /** `service` null asks only whether the user is issued (health answers any issued user). */
   authenticate(headerValues: readonly string[], ip: string, service: string | null): Promise<AuthResult>
 }
 
 /** What a request came to, noted by the routes for the observer (access log, metrics). */
-export interface RequestNote {
+interface RequestNote {
   user?: string
   auth?: 'granted' | 'refused' | 'throttled'
   rows?: number
@@ -73,7 +73,7 @@ const TEXT_TYPE = 'text/plain; charset=utf-8'
 const REALM = 'Basic realm="docgate", charset="UTF-8"'
 // `check` is how often Node looks for connections past the header or request timeout; its
 // default (30 s) would let a slow-header client hold a socket for 40 s instead of 11.
-export const TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_000, socket: 120_000, check: 1_000 } as const
+const TIMEOUTS = { headers: 10_000, request: 30_000, keepAlive: 5_000, socket: 120_000, check: 1_000 } as const
 const PREFLIGHT = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'GET',
@@ -94,18 +94,35 @@ function nextPage(url: string, query: string, cursor: string): string {
 // A store or network failure in the API's words: hosts, ports, paths, user names and the
 // driver's text stay in the log (decision "First hour"). Errors from a serving worker arrive
 // as their message alone, so the message is read as well as the code.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300', '3D000', '28P01', '28000'])
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '3D000',
+  '28P01',
+  '28000',
+])
 const UNAVAILABLE =
   /\b(ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|EPIPE)\b|terminating connection|Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection error|the database system is (starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients|sorry, too many|password authentication failed|database "[^"]*" does not exist|Client was closed|Cannot use a pool after calling end|database connection is not open/i
 const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED'])
 const BUSY = /database is locked|database table is locked|SQLITE_BUSY/
 
 /** The API's words for a failure of the store or of the way to it, or undefined for any other failure. */
-export function storeFailure(err: unknown): string | undefined {
+function storeFailure(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code
   const message = err instanceof Error ? err.message : String(err)
   // pg's class 08: connection exceptions.
-  if ((typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) || UNAVAILABLE.test(message)) return 'the store is unavailable'
+  if ((typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) || UNAVAILABLE.test(message))
+    return 'the store is unavailable'
   if ((typeof code === 'string' && BUSY_CODES.has(code)) || BUSY.test(message)) return 'the store is busy'
   return undefined
 }
@@ -119,12 +136,12 @@ export function errorText(err: unknown): string {
 }
 
 /** A 500's text ends with the request id, so a user's report can be found in the log. */
-export const failureText = (err: unknown, requestId: string): string => `${errorText(err)}; request id ${requestId}`
+const failureText = (err: unknown, requestId: string): string => `${errorText(err)}; request id ${requestId}`
 
 // An incoming id is kept when it is 1..128 visible ASCII characters (no spaces, nothing
 // that could split a log line); anything else is replaced by a fresh UUID.
 const CLIENT_ID = /^[\x21-\x7e]{1,128}$/
-export function requestId(raw: IncomingMessage): string {
+function requestId(raw: IncomingMessage): string {
   const sent = raw.headers['x-request-id']
   return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID()
 }
@@ -170,11 +187,15 @@ function clientGone(
 }
 
 /** The API's answer to a request the HTTP parser refused: status and `error` text by cause. */
-export function clientErrorAnswer(code: string | undefined): { status: number; error: string } {
+function clientErrorAnswer(code: string | undefined): { status: number; error: string } {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, error: 'the request did not arrive in time' }
   if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, error: 'the request headers are too large' }
-  if (code === 'HPE_INVALID_URL') return { status: 400, error: `the request target is not valid: percent-encode query values (UTF-8), e.g. ${TARGET_EXAMPLE}` }
-  return { status: 400, error: 'the request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the request target (UTF-8)' }
+  if (code === 'HPE_INVALID_URL')
+    return { status: 400, error: `the request target is not valid: percent-encode query values (UTF-8), e.g. ${TARGET_EXAMPLE}` }
+  return {
+    status: 400,
+    error: 'the request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the request target (UTF-8)',
+  }
 }
 const TARGET_EXAMPLE = `name=${encodeURIComponent('склад')}`
 
@@ -224,7 +245,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     frameworkErrors: (err, req, res) => {
       const reply = res as unknown as FastifyReply
       const unknownPath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      reply.code(unknownPath ? 404 : 500).type(JSON_TYPE).headers(EVERY_ANSWER).header('x-request-id', req.id)
+      reply
+        .code(unknownPath ? 404 : 500)
+        .type(JSON_TYPE)
+        .headers(EVERY_ANSWER)
+        .header('x-request-id', req.id)
       if (app.draining) reply.header('connection', 'close')
       const body = unknownPath ? NOT_FOUND : JSON.stringify({ error: failureText(err, req.id) })
       // No hook runs for these answers: the observer is told here.
@@ -287,7 +312,9 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
 
   if (options.docs !== false) {
     const document = Buffer.from(JSON.stringify(openApiDocument()))
-    app.get('/openapi.json', async (_req, reply) => reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').send(document))
+    app.get('/openapi.json', async (_req, reply) =>
+      reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').send(document),
+    )
     referencePage(app)
   }
 
@@ -313,7 +340,10 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
         paging = pageRequest(endpoint, queryPairs(query)) !== undefined
       } catch (err) {
         if (!(err instanceof BadPageRequest)) throw err
-        return reply.code(400).type(JSON_TYPE).send(JSON.stringify({ error: err.message }))
+        return reply
+          .code(400)
+          .type(JSON_TYPE)
+          .send(JSON.stringify({ error: err.message }))
       }
     }
     let body: Buffer | Readable
@@ -356,9 +386,17 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       tag = answerTag(gen, request)
     } catch (err) {
       req.log.error({ err, service: endpoint.service }, 'request failed')
-      return reply.code(500).type(JSON_TYPE).send(JSON.stringify({ error: failureText(err, req.id) }))
+      return reply
+        .code(500)
+        .type(JSON_TYPE)
+        .send(JSON.stringify({ error: failureText(err, req.id) }))
     }
-    reply.code(200).type(JSON_TYPE).header('access-control-allow-origin', '*').header('etag', codedTag(tag, coding)).header('vary', 'accept-encoding')
+    reply
+      .code(200)
+      .type(JSON_TYPE)
+      .header('access-control-allow-origin', '*')
+      .header('etag', codedTag(tag, coding))
+      .header('vary', 'accept-encoding')
     if (coding !== undefined) reply.header('content-encoding', coding)
     if (paging) {
       const shown = page as PageInfo | undefined

@@ -146,6 +146,8 @@ async function danglingRefs(sql: SqlPort, refs: ReadonlySet<string>): Promise<st
   await sql.fillKeys('_seen', refs)
   // NOT EXISTS, not NOT IN: PostgreSQL runs NOT IN over a subquery larger than work_mem as
   // one scan of `objects` per row (minutes a batch at a million objects); this is an anti-join.
-  const rows = await sql.all<{ ref: string }>('SELECT s.ref FROM _seen s WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.ref = s.ref) ORDER BY s.ref')
+  const rows = await sql.all<{ ref: string }>(
+    'SELECT s.ref FROM _seen s WHERE NOT EXISTS (SELECT 1 FROM objects o WHERE o.ref = s.ref) ORDER BY s.ref',
+  )
   return rows.map((r) => r.ref)
 }

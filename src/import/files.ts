@@ -10,7 +10,11 @@ import { readFiles } from './read.js'
 import { importEntries } from './run.js'
 import type { ImportReport } from './run.js'
 
-export async function loadFiles(sql: SqlPort, paths: readonly string[], onFile: (path: string, report: ImportReport) => void): Promise<void> {
+export async function loadFiles(
+  sql: SqlPort,
+  paths: readonly string[],
+  onFile: (path: string, report: ImportReport) => void,
+): Promise<void> {
   const first = (await sql.all('SELECT 1 AS found FROM objects LIMIT 1')).length === 0
   // After a rejected or unreadable file too: the files written before it are served. If
   // even this fails (the connection is gone), the mark stays for the next writing command.

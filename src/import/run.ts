@@ -4,7 +4,7 @@ import type { SqlPort } from '../store/sql.js'
 import { ImportBatch } from './batch.js'
 import type { Entry } from './read.js'
 
-export interface InvalidLine {
+interface InvalidLine {
   readonly line: number
   readonly type: string
   readonly ref: string
@@ -24,7 +24,11 @@ class Rejected extends Error {}
 const MAX_WARNINGS = 50
 
 /** `ready: 'later'`: the read models wait for `rebuildDeferred` (ImportBatch.finish). */
-export async function importEntries(sql: SqlPort, entries: AsyncIterable<Entry> | Iterable<Entry>, options: { ready?: 'now' | 'later' } = {}): Promise<ImportReport> {
+export async function importEntries(
+  sql: SqlPort,
+  entries: AsyncIterable<Entry> | Iterable<Entry>,
+  options: { ready?: 'now' | 'later' } = {},
+): Promise<ImportReport> {
   const counts: Record<string, number> = {}
   const invalid: InvalidLine[] = []
   const warnings: string[] = []

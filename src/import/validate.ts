@@ -5,7 +5,7 @@ import type { SqlValue } from '../store/sql.js'
 import { attrColumns, commonColumns } from '../store/schema.js'
 import { ValueError, isUuid, normalizeDate, storeValue } from './values.js'
 
-export interface TabularRows {
+interface TabularRows {
   readonly table: string
   readonly columns: readonly string[]
   readonly rows: readonly SqlValue[][]

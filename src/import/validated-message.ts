@@ -12,13 +12,29 @@ type Invalid = Extract<Validated, { ok: false }>
 type UnknownKeys = readonly string[] | null
 
 export type ValidatedMessage =
-  | readonly [kind: 'upsert', type: string, ref: string, values: readonly SqlValue[], presentation: string, date: string,
+  | readonly [
+      kind: 'upsert',
+      type: string,
+      ref: string,
+      values: readonly SqlValue[],
+      presentation: string,
+      date: string,
       /** Each tabular part's rows, in the declaration's order. */
       parts: readonly (readonly SqlValue[][])[],
       /** Structured cloning turns a Buffer into a plain Uint8Array. */
       blobs: ReadonlyMap<string, Uint8Array> | null,
-      refs: readonly string[], unknownKeys: UnknownKeys]
-  | readonly [kind: 'records', type: string, recorder: string, recorderType: string, rows: readonly SqlValue[][], refs: readonly string[], unknownKeys: UnknownKeys]
+      refs: readonly string[],
+      unknownKeys: UnknownKeys,
+    ]
+  | readonly [
+      kind: 'records',
+      type: string,
+      recorder: string,
+      recorderType: string,
+      rows: readonly SqlValue[][],
+      refs: readonly string[],
+      unknownKeys: UnknownKeys,
+    ]
   | readonly [kind: 'delete', type: string, ref: string]
   | readonly [kind: 'invalid', invalid: Invalid]
 
@@ -34,7 +50,18 @@ export function toMessage(v: Validated): ValidatedMessage {
     case 'records':
       return ['records', op.decl.type, op.recorder, op.recorderType, op.rows, op.refs, unknownKeys]
     case 'upsert':
-      return ['upsert', op.type, op.ref, op.values, op.presentation, op.date, op.tabular.map((t) => t.rows), op.blobs.size > 0 ? ownBytes(op.blobs) : null, op.refs, unknownKeys]
+      return [
+        'upsert',
+        op.type,
+        op.ref,
+        op.values,
+        op.presentation,
+        op.date,
+        op.tabular.map((t) => t.rows),
+        op.blobs.size > 0 ? ownBytes(op.blobs) : null,
+        op.refs,
+        unknownKeys,
+      ]
   }
 }
 
@@ -67,7 +94,19 @@ export function fromMessage(m: ValidatedMessage): Validated {
       const tabular = layout.parts.map(({ part, columns }, i) => ({ table: part.table, columns, rows: parts[i]! }))
       const blobs = new Map<string, Buffer>()
       if (data) for (const [col, bytes] of data) blobs.set(col, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-      const operation = { op: 'upsert', decl, type, ref, columns: layout.columns, values, presentation, date, tabular, blobs, refs } as const
+      const operation = {
+        op: 'upsert',
+        decl,
+        type,
+        ref,
+        columns: layout.columns,
+        values,
+        presentation,
+        date,
+        tabular,
+        blobs,
+        refs,
+      } as const
       return { ok: true, unknownKeys: unknownKeys ?? NO_KEYS, operation }
     }
   }

@@ -5,7 +5,7 @@ import type { Attr } from '../model/define.js'
 import type { SqlValue } from '../store/sql.js'
 import { validDay } from '../values/dates.js'
 
-export const EMPTY_REF = '00000000-0000-0000-0000-000000000000'
+const EMPTY_REF = '00000000-0000-0000-0000-000000000000'
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?$/
 
@@ -26,7 +26,7 @@ function fromBase64(text: string): Buffer | undefined {
 export class ValueError extends Error {}
 
 /** The largest magnitude of an imported number: its kopecks are exact (< 2^53). */
-export const MAX_NUMBER = 90_000_000_000_000
+const MAX_NUMBER = 90_000_000_000_000
 
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value)
@@ -45,7 +45,6 @@ export function normalizeDate(value: unknown): string {
   if (y === '0001' && mo === '01' && d === '01' && h === '00' && mi === '00' && s === '00') return ''
   return `${y}-${mo}-${d}T${h}:${mi}:${s}`
 }
-
 
 function normalizeRef(value: unknown): string {
   if (value === null || value === '' || value === EMPTY_REF) return ''

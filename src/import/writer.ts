@@ -193,7 +193,11 @@ export class Writer {
       if (objectType(oldType)?.table !== op.decl.table) await this.#remove(op.ref, oldType, false)
       else same.push(op)
     }
-    for (const [table, list] of group(same, (op) => op.decl.table)) await this.#touchOwners(table, list.map((op) => op.ref))
+    for (const [table, list] of group(same, (op) => op.decl.table))
+      await this.#touchOwners(
+        table,
+        list.map((op) => op.ref),
+      )
     await sql.upsertRows(
       'objects',
       ['ref', 'type', 'presentation', 'date'],
@@ -205,7 +209,12 @@ export class Writer {
       ...[...op.blobs.keys()].map((col) => ({ table: chunkTable(op.decl.table, col), ref: op.ref })),
       ...op.tabular.map((part) => ({ table: part.table, ref: op.ref })),
     ])
-    for (const [table, list] of group(owned, (o) => o.table)) await sql.deleteIn(table, 'owner', list.map((o) => o.ref))
+    for (const [table, list] of group(owned, (o) => o.table))
+      await sql.deleteIn(
+        table,
+        'owner',
+        list.map((o) => o.ref),
+      )
   }
 
   async #storedTypes(refs: readonly string[]): Promise<Map<string, string>> {
@@ -225,7 +234,12 @@ export class Writer {
       // owners to re-print and the derived rows to recompute.
       const links = OWNER_LINKS[table] ?? []
       const report = [...new Set([...links, ...(this.#derived?.columnsOf(table) ?? [])])]
-      const old = await sql.deleteIn(table, 'recorder', list.map((op) => op.recorder), report)
+      const old = await sql.deleteIn(
+        table,
+        'recorder',
+        list.map((op) => op.recorder),
+        report,
+      )
       if (report.length > 0) {
         for (const row of old) for (const col of links) if (row[col]) this.#touchOwner(row[col] as string)
         this.#derived?.removed(table, old)
@@ -249,7 +263,8 @@ export class Writer {
     await this.#touchOwners(decl.table, [ref])
     await this.#sql.run(`DELETE FROM ${decl.table} WHERE ref = ?`, [ref])
     for (const part of decl.tabular ?? []) await this.#sql.run(`DELETE FROM ${part.table} WHERE owner = ?`, [ref])
-    for (const a of decl.attrs) if (a.kind === 'base64') await this.#sql.run(`DELETE FROM ${chunkTable(decl.table, a.col)} WHERE owner = ?`, [ref])
+    for (const a of decl.attrs)
+      if (a.kind === 'base64') await this.#sql.run(`DELETE FROM ${chunkTable(decl.table, a.col)} WHERE owner = ?`, [ref])
     if (withObject) await this.#sql.run('DELETE FROM objects WHERE ref = ?', [ref])
   }
 

@@ -40,7 +40,10 @@ function authorizationValues(req: IncomingMessage): string[] {
  * password (and counts a failure once, as one API request would); the per-service checks
  * after it hit the authenticator's verified-credential cache and run no KDF.
  */
-async function grantedEndpoints(options: McpRouteOptions, req: FastifyRequest): Promise<{ ok: true; endpoints: Endpoint[] } | { ok: false; retryAfterSeconds?: number }> {
+async function grantedEndpoints(
+  options: McpRouteOptions,
+  req: FastifyRequest,
+): Promise<{ ok: true; endpoints: Endpoint[] } | { ok: false; retryAfterSeconds?: number }> {
   const headers = authorizationValues(req.raw)
   const issued = await options.auth.authenticate(headers, req.ip, null)
   if (!issued.ok) return issued
@@ -66,7 +69,10 @@ export function registerMcp(app: FastifyInstance & { draining?: boolean }, optio
       granted.set(req, result.endpoints)
     },
     handler: async (req, reply) => {
-      const server = buildMcpServer(granted.get(req) ?? [], { ...run, onError: (err, service) => req.log.error({ err, service }, 'tool call failed') })
+      const server = buildMcpServer(granted.get(req) ?? [], {
+        ...run,
+        onError: (err, service) => req.log.error({ err, service }, 'tool call failed'),
+      })
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       reply.hijack()
       const res = reply.raw
@@ -81,7 +87,8 @@ export function registerMcp(app: FastifyInstance & { draining?: boolean }, optio
         await transport.handleRequest(req.raw, res, req.body)
       } catch (err) {
         req.log.error({ err }, 'MCP request failed')
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: options.errorText(err) }))
+        if (!res.headersSent)
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: options.errorText(err) }))
         else res.end()
       }
     },
@@ -90,7 +97,11 @@ export function registerMcp(app: FastifyInstance & { draining?: boolean }, optio
   // Stateless: there is no server-initiated stream to GET and no session to DELETE. The MCP
   // transport spec asks for 405 here, which clients read as "no stream offered".
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').type('application/json; charset=utf-8').send('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed."},"id":null}')
+    reply
+      .code(405)
+      .header('allow', 'POST')
+      .type('application/json; charset=utf-8')
+      .send('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Method not allowed."},"id":null}')
   app.get('/mcp', notAllowed)
   app.delete('/mcp', notAllowed)
 }

@@ -31,7 +31,11 @@ function argumentsOf(e: Endpoint): Argument[] {
   return [
     ...periodParams(e).map(({ name, description }) => ({ name, schema: { type: 'string', description }, filter: true })),
     ...e.params.map((p) => ({ name: p.name, schema: paramSchema(e, p), filter: p.stage !== 'option' })),
-    ...pageParams(e).map(({ name, description }) => ({ name, schema: { type: name === 'limit' ? ['integer', 'string'] : name === 'count' ? ['boolean', 'string'] : 'string', description }, filter: false })),
+    ...pageParams(e).map(({ name, description }) => ({
+      name,
+      schema: { type: name === 'limit' ? ['integer', 'string'] : name === 'count' ? ['boolean', 'string'] : 'string', description },
+      filter: false,
+    })),
   ]
 }
 
@@ -81,7 +85,12 @@ export interface CallOptions {
 const refuse = (text: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text }] })
 
 /** A tool call; `signal` stops it when the client goes away or cancels. */
-export async function callTool(e: Endpoint, input: Record<string, unknown> | undefined, options: CallOptions, signal: AbortSignal): Promise<CallToolResult> {
+export async function callTool(
+  e: Endpoint,
+  input: Record<string, unknown> | undefined,
+  options: CallOptions,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
   const args = argumentsOf(e)
   const names = new Set(args.map((a) => a.name))
   const limits = options.limits ?? { rows: ROW_LIMIT, bytes: BYTE_LIMIT }
@@ -98,12 +107,15 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
   }
   if (unknown.length > 0) return refuse(`unknown argument(s) ${unknown.join(', ')}; ${e.service} takes ${[...names].join(', ')}`)
 
-  let result
+  let result: BoundedText
   let page: PageInfo | undefined
   try {
     const query = new URLSearchParams([...pairs]).toString()
     const bound = { ...limits, tree: treeOf(e) !== undefined }
-    const body = await options.executor.execute({ service: e.service, query, now: options.now(), bound }, { signal, gone: () => signal.aborted, page: (p) => (page = p) })
+    const body = await options.executor.execute(
+      { service: e.service, query, now: options.now(), bound },
+      { signal, gone: () => signal.aborted, page: (p) => (page = p) },
+    )
     result = JSON.parse((Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString('utf8')) as BoundedText
   } catch (err) {
     options.onError?.(err, e.service)
@@ -119,7 +131,15 @@ export async function callTool(e: Endpoint, input: Record<string, unknown> | und
     notes.push(leftOutNote(result.rows.length, result.total, result.firstLeftOutBytes, args, pairs, fullOn, limits))
   }
   const tree = treeOf(e)
-  if (tree && result.cutLevel !== undefined) notes.push(cutNote(e.service, tree, result.cutLevel, args.filter((a) => a.filter && a.name !== tree.open && !pairs.has(a.name)).map((a) => a.name)))
+  if (tree && result.cutLevel !== undefined)
+    notes.push(
+      cutNote(
+        e.service,
+        tree,
+        result.cutLevel,
+        args.filter((a) => a.filter && a.name !== tree.open && !pairs.has(a.name)).map((a) => a.name),
+      ),
+    )
   if (result.errors.length > errors.length) notes.push(`${result.errors.length - errors.length} more "errors" entries left out.`)
   const paged = page as PageInfo | undefined
   if (paged?.total !== undefined) notes.push(`The whole list has ${paged.total} rows.`)
@@ -139,8 +159,18 @@ function cutNote(service: string, tree: { children: string; open: string }, leve
 }
 
 /** How many rows the answer left out and which arguments, not yet given, would narrow it. */
-function leftOutNote(kept: number, total: number, firstLeftOutBytes: number | undefined, args: readonly Argument[], given: ReadonlyMap<string, string>, fullOn: boolean, limits: { rows: number; bytes: number }): string {
-  const parts = [`Showing ${kept} of ${total} rows: ${total - kept} rows left out (an answer carries at most ${limits.rows} rows and ${limits.bytes} bytes of rows).`]
+function leftOutNote(
+  kept: number,
+  total: number,
+  firstLeftOutBytes: number | undefined,
+  args: readonly Argument[],
+  given: ReadonlyMap<string, string>,
+  fullOn: boolean,
+  limits: { rows: number; bytes: number },
+): string {
+  const parts = [
+    `Showing ${kept} of ${total} rows: ${total - kept} rows left out (an answer carries at most ${limits.rows} rows and ${limits.bytes} bytes of rows).`,
+  ]
   if (kept === 0 && firstLeftOutBytes !== undefined) parts.push(`The first row alone is ${firstLeftOutBytes} bytes.`)
   const narrowers = args.filter((a) => a.filter && !given.has(a.name)).map((a) => a.name)
   if (narrowers.length > 0) parts.push(`To narrow the query, add any of: ${narrowers.join(', ')}.`)

@@ -1,7 +1,7 @@
 // The vocabulary of the import object model (data-format.md): each object type is a
 // declaration from which the schema, the validator and the writer are all derived.
 
-export type ValueKind = 'string' | 'number' | 'boolean' | 'date'
+type ValueKind = 'string' | 'number' | 'boolean' | 'date'
 
 export type Attr =
   | {
@@ -22,7 +22,13 @@ export type Attr =
       readonly required?: boolean
     }
   | { readonly name: string; readonly col: string; readonly kind: 'base64'; readonly required?: boolean }
-  | { readonly name: string; readonly col: string; readonly kind: 'choice'; readonly values: readonly string[]; readonly required?: boolean }
+  | {
+      readonly name: string
+      readonly col: string
+      readonly kind: 'choice'
+      readonly values: readonly string[]
+      readonly required?: boolean
+    }
 
 export interface TabularPart {
   readonly name: string

@@ -130,12 +130,7 @@ export const OBJECT_TYPES: readonly ObjectType[] = [
     attrs: [
       ...docHead,
       date('ДатаРасхода', 'expense_date'),
-      composite('Получатель', 'recipient', [
-        `${C}Контрагенты`,
-        `${C}ФизическиеЛица`,
-        `${C}Пользователи`,
-        `${C}Организации`,
-      ]),
+      composite('Получатель', 'recipient', [`${C}Контрагенты`, `${C}ФизическиеЛица`, `${C}Пользователи`, `${C}Организации`]),
       ref('Контрагент', 'counterparty', `${C}Контрагенты`),
       composite('Касса', 'cash', [`${C}БанковскиеСчета`, `${C}Кассы`]),
       num('СуммаДокумента', 'amount'),
@@ -213,11 +208,7 @@ export const OBJECT_TYPES: readonly ObjectType[] = [
     type: `${D}ПеремещениеТоваров`,
     table: 'doc_transfers',
     class: 'document',
-    attrs: [
-      ...docHead,
-      ref('СкладОтправитель', 'sender', `${C}Склады`),
-      ref('СкладПолучатель', 'receiver', `${C}Склады`),
-    ],
+    attrs: [...docHead, ref('СкладОтправитель', 'sender', `${C}Склады`), ref('СкладПолучатель', 'receiver', `${C}Склады`)],
     tabular: [
       {
         name: 'Товары',
@@ -236,10 +227,7 @@ export const OBJECT_TYPES: readonly ObjectType[] = [
     table: 'doc_production_orders',
     class: 'document',
     attrs: docHead,
-    tabular: [
-      simpleRows('Продукция', 'doc_production_orders_products'),
-      simpleRows('Материалы', 'doc_production_orders_materials'),
-    ],
+    tabular: [simpleRows('Продукция', 'doc_production_orders_products'), simpleRows('Материалы', 'doc_production_orders_materials')],
   },
   {
     type: `${D}ТребованиеНакладная`,
@@ -269,10 +257,7 @@ export const REGISTER_TYPES: readonly RegisterType[] = [
   {
     type: 'РегистрНакопления.ЗаявкиНаРасходованиеСредств',
     table: 'reg_expense_payments',
-    attrs: [
-      { ...ref('ЗаявкаНаРасходование', 'request', `${D}ЗаявкаНаРасходованиеСредств`), required: true },
-      num('Сумма', 'amount'),
-    ],
+    attrs: [{ ...ref('ЗаявкаНаРасходование', 'request', `${D}ЗаявкаНаРасходованиеСредств`), required: true }, num('Сумма', 'amount')],
   },
 ]
 

@@ -4,6 +4,7 @@
 // hand-written preamble kept here (PREAMBLE). `npm run docs:generate` writes the file;
 // test/docs/api-doc.test.ts fails when the committed file differs from renderApiDoc().
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON
 type Json = Record<string, any>
 
 const BASE = 'http://127.0.0.1:8080'
@@ -166,7 +167,10 @@ function parameterTable(parameters: readonly Json[]): string[] {
 
 /** `?a=1&b=2` (decoded) → a curl command that encodes the values itself. */
 function curlOf(path: string, query: string): string {
-  const pairs = query.replace(/^\?/, '').split('&').filter((p) => p !== '')
+  const pairs = query
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((p) => p !== '')
   if (pairs.length === 0) return `curl -u demo:demo '${BASE}${path}'`
   const data = pairs.map((pair) => ` --data-urlencode '${pair.replace(/'/g, `'\\''`)}'`).join('')
   return `curl -u demo:demo -G '${BASE}${path}'${data}`
@@ -185,7 +189,14 @@ function exampleLines(path: string, content: Json): string[] {
     const query = String(example.summary ?? '').replace(/^[^?]*/, '')
     const label = name === 'full' ? 'Full form' : 'full' in examples ? 'Short form' : 'Request'
     lines.push(`${label}${query ? ` (\`${query}\`)` : ''}:`, '', '```sh', curlOf(path, query), '```', '')
-    const answer = [`<details><summary>Answer: ${cell(String(example.description ?? ''))}</summary>`, '', ...json(example.value), '', '</details>', '']
+    const answer = [
+      `<details><summary>Answer: ${cell(String(example.description ?? ''))}</summary>`,
+      '',
+      ...json(example.value),
+      '',
+      '</details>',
+      '',
+    ]
     lines.push(...answer)
   }
   return lines
@@ -193,7 +204,8 @@ function exampleLines(path: string, content: Json): string[] {
 
 function statusLines(responses: Json): string[] {
   const lines = ['| Status | Meaning |', '|---|---|']
-  for (const [status, response] of Object.entries(responses as Record<string, Json>)) lines.push(`| ${status} | ${cell(String(response.description ?? ''))} |`)
+  for (const [status, response] of Object.entries(responses as Record<string, Json>))
+    lines.push(`| ${status} | ${cell(String(response.description ?? ''))} |`)
   return lines
 }
 
@@ -208,7 +220,14 @@ function formsOf(item: Json, schemas: Json): { readonly title: string; readonly 
 
 function endpointSection(path: string, operation: Json, schemas: Json): string[] {
   const service = path.replace(/^\/main\/hs\//, '').replace(/\/get$/, '')
-  const lines = [`## ${service}`, '', `\`GET ${path}\` (operation \`${operation.operationId}\`)`, '', String(operation.description ?? ''), '']
+  const lines = [
+    `## ${service}`,
+    '',
+    `\`GET ${path}\` (operation \`${operation.operationId}\`)`,
+    '',
+    String(operation.description ?? ''),
+    '',
+  ]
   const parameters = (operation.parameters ?? []) as Json[]
   lines.push('### Parameters', '')
   if (parameters.length === 0) lines.push('None.', '')
@@ -265,5 +284,10 @@ export function renderApiDoc(document: Json): string {
   lines.push('')
   for (const [path, item] of [...data, ...rest]) lines.push(...endpointSection(path, item.get as Json, schemas))
   lines.push(...sharedShapes(schemas))
-  return lines.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n'
+  return (
+    lines
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trimEnd() + '\n'
+  )
 }

@@ -34,7 +34,14 @@ function parameter(p: Param, e: Endpoint, name = p.name): Json {
 }
 
 function periodParameters(e: Endpoint): Json[] {
-  return periodParams(e).map(({ name, description }) => ({ name, in: 'query', required: false, schema: { type: 'string' }, description, 'x-docgate-stage': 'database' }))
+  return periodParams(e).map(({ name, description }) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: { type: 'string' },
+    description,
+    'x-docgate-stage': 'database',
+  }))
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
@@ -51,7 +58,9 @@ function examplesOf(e: Endpoint): Json {
   if (!stored) return {}
   const example = (form: string, x: ExampleEntry) => ({
     summary: `${form}: GET /main/hs/${e.service}/get${x.query}`,
-    description: `A real answer of the demo data set (\`docgate demo --scale ${EXAMPLES.demo.scale} --seed ${EXAMPLES.demo.seed}\`), ` + (x.value.data.length < x.total ? `\`data\` cut to ${x.value.data.length} of its ${x.total} items.` : `as answered.`),
+    description:
+      `A real answer of the demo data set (\`docgate demo --scale ${EXAMPLES.demo.scale} --seed ${EXAMPLES.demo.seed}\`), ` +
+      (x.value.data.length < x.total ? `\`data\` cut to ${x.value.data.length} of its ${x.total} items.` : `as answered.`),
     value: x.value,
   })
   return { examples: { short: example('Short form', stored.short), ...(stored.full ? { full: example('Full form', stored.full) } : {}) } }
@@ -63,7 +72,8 @@ function operation(e: Endpoint): Json {
   return {
     operationId: e.operationId,
     summary: `GET /main/hs/${e.service}/get`,
-    description: `${e.returns}. ` + (full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`),
+    description:
+      `${e.returns}. ` + (full ? `Short form (${short.$id}); with \`full\` the full form (${full.$id}).` : `Items: ${short.$id}.`),
     tags: ['data'],
     parameters: [
       ...periodParameters(e),
@@ -82,24 +92,46 @@ function operation(e: Endpoint): Json {
         description: 'The envelope: `data` and the in-band problems in `errors` (status stays 200)',
         headers: {
           'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } },
-          ETag: { description: 'Strong tag of the answer (store generation, request, day); send it back in If-None-Match', schema: { type: 'string' } },
+          ETag: {
+            description: 'Strong tag of the answer (store generation, request, day); send it back in If-None-Match',
+            schema: { type: 'string' },
+          },
           ...(e.kind === 'list'
             ? {
-                Link: { description: 'With `limit`, while more rows remain: `<URL of the next page>; rel="next"`', schema: { type: 'string' } },
-                'X-Total-Count': { description: 'With `limit` and `count=true`: the number of rows of the whole list', schema: { type: 'integer' } },
+                Link: {
+                  description: 'With `limit`, while more rows remain: `<URL of the next page>; rel="next"`',
+                  schema: { type: 'string' },
+                },
+                'X-Total-Count': {
+                  description: 'With `limit` and `count=true`: the number of rows of the whole list',
+                  schema: { type: 'integer' },
+                },
               }
             : {}),
         },
         content: {
           'application/json': {
-            schema: { type: 'object', additionalProperties: false, required: ['data', 'errors'], properties: { data: { type: 'array', items: item }, errors: ref('Errors') } },
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['data', 'errors'],
+              properties: { data: { type: 'array', items: item }, errors: ref('Errors') },
+            },
             ...examplesOf(e),
           },
         },
       },
-      304: { description: 'If-None-Match names the answer\'s tag: the store has not changed since', headers: { ETag: { schema: { type: 'string' } } } },
+      304: {
+        description: "If-None-Match names the answer's tag: the store has not changed since",
+        headers: { ETag: { schema: { type: 'string' } } },
+      },
       ...(e.kind === 'list'
-        ? { 400: { description: 'A paging parameter (`limit`, `cursor`, `count`) that cannot be followed', content: { 'application/json': { schema: ref('Error') } } } }
+        ? {
+            400: {
+              description: 'A paging parameter (`limit`, `cursor`, `count`) that cannot be followed',
+              content: { 'application/json': { schema: ref('Error') } },
+            },
+          }
         : {}),
       401: unauthorized,
       500: { description: 'Unexpected error', content: { 'application/json': { schema: ref('Error') } } },
@@ -112,7 +144,12 @@ export function openApiDocument(): Json {
   for (const s of SCHEMAS) schemas[s.$id!] = withoutId(component(s))
   schemas.Error = errorBody
   schemas.Errors = { type: 'array', items: { type: 'string' }, description: 'Problems that did not stop the request, in Russian' }
-  schemas.Health = { type: 'object', additionalProperties: false, required: ['Статус'], properties: { Статус: { type: 'string', const: 'API доступен' } } }
+  schemas.Health = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['Статус'],
+    properties: { Статус: { type: 'string', const: 'API доступен' } },
+  }
   const paths: Json = {
     '/main/hs/health': {
       get: {
@@ -121,9 +158,15 @@ export function openApiDocument(): Json {
         description: 'Any issued user, whatever their granted methods; runs a query on the store.',
         tags: ['health'],
         responses: {
-          200: { description: 'The store answers', content: { 'application/json': { schema: ref('Health'), example: { Статус: 'API доступен' } } } },
+          200: {
+            description: 'The store answers',
+            content: { 'application/json': { schema: ref('Health'), example: { Статус: 'API доступен' } } },
+          },
           401: unauthorized,
-          500: { description: 'The store does not answer: the error text, not JSON', content: { 'text/plain': { schema: { type: 'string' } } } },
+          500: {
+            description: 'The store does not answer: the error text, not JSON',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
         },
       },
     },
@@ -131,12 +174,21 @@ export function openApiDocument(): Json {
   for (const e of ENDPOINTS) paths[`/main/hs/${e.service}/get`] = { get: operation(e) }
   return {
     openapi: '3.1.0',
-    info: { title: 'Business-Document Read API (docgate)', version, description: 'Read-only access to accounting documents, catalogues and cash statements.' },
+    info: {
+      title: 'Business-Document Read API (docgate)',
+      version,
+      description: 'Read-only access to accounting documents, catalogues and cash statements.',
+    },
     servers: [{ url: '/' }],
     security: [{ basic: [] }],
     components: {
       securitySchemes: {
-        basic: { type: 'http', scheme: 'basic', description: 'HTTP Basic; the user name and password are encoded as UTF-8 before Base64 (RFC 7617 charset="UTF-8"). Browsers\' btoa() cannot encode Cyrillic names: encode the bytes first.' },
+        basic: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'HTTP Basic; the user name and password are encoded as UTF-8 before Base64 (RFC 7617 charset="UTF-8"). Browsers\' btoa() cannot encode Cyrillic names: encode the bytes first.',
+        },
       },
       schemas,
     },

@@ -7,7 +7,7 @@
 import scalar from '@scalar/fastify-api-reference'
 import type { FastifyInstance } from 'fastify'
 
-export const DOCS_PATH = '/docs'
+const DOCS_PATH = '/docs'
 
 const CSP = [
   "default-src 'self'",
@@ -31,7 +31,8 @@ const NO_ICON = '<link rel="icon" href="data:," />'
 
 async function page(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', async (req, reply) => {
-    if (SCALAR_COPIES.has(req.routeOptions.url ?? '')) return reply.code(404).type('application/json; charset=utf-8').send('{"error":"Not Found"}')
+    if (SCALAR_COPIES.has(req.routeOptions.url ?? ''))
+      return reply.code(404).type('application/json; charset=utf-8').send('{"error":"Not Found"}')
     reply.header('content-security-policy', CSP)
   })
   app.addHook('onSend', async (req, _reply, payload) => {

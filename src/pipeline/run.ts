@@ -74,7 +74,7 @@ type Decided = ReturnType<typeof decide>
  * 3+ characters) matches, as the engine's trigram index finds them: one statement reads
  * the candidates and the page, and more candidates than LOOP_ROWS discard it.
  */
-export async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
+async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const decided = decide(ep, pairs, options.sql, options.now)
   const { range, full, stored, plan, req } = decided
   // A page is read row by row, up to 10,000 of them: the pool's work.
@@ -120,7 +120,12 @@ function fitsLoop(first: readonly StoredPage[], more: boolean): boolean {
 }
 
 /** The answer of a decided request; with `loopOnly`, null when ready pages would not fit the event loop. */
-async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: counted, signal, page: told }: RunOptions, loopOnly: boolean): Promise<Body | null> {
+async function listAnswer(
+  ep: ListEndpoint,
+  decided: Decided,
+  { sql, rows: counted, signal, page: told }: RunOptions,
+  loopOnly: boolean,
+): Promise<Body | null> {
   const { req, ctx, full, stored, built, plan, postFilters, range } = decided
   const keys = plan.orderBy.map((k) => k.column)
   // Rows read for forms built here (or filtered here), a page at a time unless the endpoint says one.
@@ -148,7 +153,13 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
 
   if (range !== null) {
     signal?.throwIfAborted()
-    const { first, rest, cached } = await readPages(sql, pagesOf(ep), range === 'all' ? undefined : range, stored, loopOnly ? LOOP_PAGES : undefined)
+    const { first, rest, cached } = await readPages(
+      sql,
+      pagesOf(ep),
+      range === 'all' ? undefined : range,
+      stored,
+      loopOnly ? LOOP_PAGES : undefined,
+    )
     if (loopOnly && !fitsLoop(first, rest !== undefined)) return null
     if (!rest && first.every((p) => p.body !== null && p.blobs === '')) {
       counted?.(first.reduce((n, p) => n + p.n, 0))
@@ -308,7 +319,14 @@ async function listAnswer(ep: ListEndpoint, decided: Decided, { sql, rows: count
     out.push(closeRows(req.issues))
     parts.push(out.take()!)
     const last = rows.at(-1)
-    const next = more && last ? encodeCursor(ep, decided.pairs, keys.map((k) => last[k] as SqlValue)) : undefined
+    const next =
+      more && last
+        ? encodeCursor(
+            ep,
+            decided.pairs,
+            keys.map((k) => last[k] as SqlValue),
+          )
+        : undefined
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
     return Buffer.concat(parts)
   }
@@ -360,7 +378,7 @@ function pageRange(ep: ListEndpoint, where: readonly Condition[]): 'all' | { fro
 }
 
 /** The answer of a computed request when it is cheap enough for the event loop (a ready answer, a bounded cash statement); null otherwise. */
-export async function runComputedOnLoop(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
+async function runComputedOnLoop(ep: ComputedEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const req = parseRequest(ep, pairs)
   if (ep.loopWhen === undefined || !(await ep.loopWhen(req.values, options.sql))) return null
   return computed(ep, req, options)
@@ -370,7 +388,11 @@ export async function runComputed(ep: ComputedEndpoint, pairs: ReadonlyMap<strin
   return computed(ep, parseRequest(ep, pairs), options)
 }
 
-async function computed(ep: ComputedEndpoint, req: ReturnType<typeof parseRequest>, { sql, now, rows: counted }: RunOptions): Promise<Body> {
+async function computed(
+  ep: ComputedEndpoint,
+  req: ReturnType<typeof parseRequest>,
+  { sql, now, rows: counted }: RunOptions,
+): Promise<Body> {
   const data = await ep.compute({ sql, now, options: req.options, flags: req.flags, values: req.values }, req.issues)
   // A computed answer ready as bytes does not say its length; only an array does.
   if (Array.isArray(data)) counted?.(data.length)

@@ -101,7 +101,10 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
     const stale = (k: Kept) => at - k.used > STALE_MS
     // rkeys: least recently used first; the sort is stable.
     const order = [...kept.rkeys()].map((key) => ({ key, k: kept.peek(key)! }))
-    order.sort((a, b) => Number(stale(b.k)) - Number(stale(a.k)) || (stale(a.k) ? 0 : a.k.cost / (a.k.bytes.length + 1) - b.k.cost / (b.k.bytes.length + 1)))
+    order.sort(
+      (a, b) =>
+        Number(stale(b.k)) - Number(stale(a.k)) || (stale(a.k) ? 0 : a.k.cost / (a.k.bytes.length + 1) - b.k.cost / (b.k.bytes.length + 1)),
+    )
     const victims: string[] = []
     let fresh = 0
     let lost = 0

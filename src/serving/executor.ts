@@ -55,7 +55,7 @@ export interface Executor {
 }
 
 /** The time limit in words: `250 ms`, `30 s`, `1.5 s`. */
-export const limitText = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(3)} s`)
+const limitText = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${+(ms / 1000).toFixed(3)} s`)
 
 export const timeLimitMessage = (ms: number): string =>
   `request stopped: it ran longer than the time limit of ${limitText(ms)} (serve --request-timeout)`

@@ -27,7 +27,9 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
     const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal, page: how.page }
     // A bounded answer scans all of the answer's bytes: never on the loop beside the pool.
     if (onLoopOnly && request.bound) return null
-    const body = onLoopOnly ? await answerOnLoop(request.service, request.query, options) : await answer(request.service, request.query, options)
+    const body = onLoopOnly
+      ? await answerOnLoop(request.service, request.query, options)
+      : await answer(request.service, request.query, options)
     if (body === null) return null
     if (request.bound) return boundedBytes(body, request.bound)
     signal.throwIfAborted()

@@ -103,7 +103,18 @@ export class WorkerPool implements Executor {
     if (this.#closing) return Promise.reject(new Error('the server is stopping'))
     return new Promise((resolve, reject) => {
       const limit = this.#options.timeLimitMs
-      const job: Job = { id: ++this.#seq, request, how, deadline: limit > 0 ? Date.now() + limit : 0, resolve, reject, slot: null, stream: null, timers: [], done: false }
+      const job: Job = {
+        id: ++this.#seq,
+        request,
+        how,
+        deadline: limit > 0 ? Date.now() + limit : 0,
+        resolve,
+        reject,
+        slot: null,
+        stream: null,
+        timers: [],
+        done: false,
+      }
       if (how.signal.aborted) return reject(new Stopped(CLIENT_GONE))
       how.signal.addEventListener('abort', () => this.#cancel(job), { once: true })
       if (limit > 0) job.timers.push(setTimeout(() => this.#expire(job), limit))
@@ -179,7 +190,16 @@ export class WorkerPool implements Executor {
       job.slot = slot
       Atomics.store(slot.flag, 0, RUNNING)
       const { service, query, now, bound } = job.request
-      this.#post(slot, { type: 'run', id: job.id, service, query, now: now.getTime(), deadline: job.deadline, limitMs: this.#options.timeLimitMs, ...(bound ? { bound } : {}) })
+      this.#post(slot, {
+        type: 'run',
+        id: job.id,
+        service,
+        query,
+        now: now.getTime(),
+        deadline: job.deadline,
+        limitMs: this.#options.timeLimitMs,
+        ...(bound ? { bound } : {}),
+      })
     }
   }
 

@@ -98,7 +98,13 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
     let rows: number | null = null
     try {
       await hooks.before?.(m, store)
-      const options = { sql: store, now: () => new Date(m.now), rows: (n: number) => (rows = n), signal: stop, page: (page: PageInfo) => post({ type: 'page', id: m.id, page }) }
+      const options = {
+        sql: store,
+        now: () => new Date(m.now),
+        rows: (n: number) => (rows = n),
+        signal: stop,
+        page: (page: PageInfo) => post({ type: 'page', id: m.id, page }),
+      }
       const answered = await answer(m.service, m.query, options)
       const body = m.bound ? await boundedBytes(answered, m.bound) : answered
       stop.throwIfAborted()
@@ -116,7 +122,13 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
       }
       post({ type: 'end', id: m.id, rows, queries: queries.splice(0) })
     } catch (err) {
-      post({ type: 'error', id: m.id, message: err instanceof Error ? err.message : String(err), stopped: err instanceof Stopped, queries: queries.splice(0) })
+      post({
+        type: 'error',
+        id: m.id,
+        message: err instanceof Error ? err.message : String(err),
+        stopped: err instanceof Stopped,
+        queries: queries.splice(0),
+      })
     } finally {
       current = -1
     }

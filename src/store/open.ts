@@ -6,7 +6,7 @@ import { PgStore } from './postgres.js'
 import { SqliteStore } from './sqlite.js'
 import type { SqlPort } from './sql.js'
 
-export const DEFAULT_DB = './data/docgate.db'
+const DEFAULT_DB = './data/docgate.db'
 
 export function resolveDb(flag: string | undefined): string {
   return flag || process.env.DOCGATE_DB || DEFAULT_DB

@@ -103,8 +103,10 @@ export function pgCopy(db: pg.Pool | pg.Client): Copy {
     }
   }
   return {
-    out: (statement) => new Promise((resolve, reject) => void db.query(new CopyOutQuery(statement, (err, out) => (err ? reject(err) : resolve(out!))))),
-    in: (statement, data) => new Promise((resolve, reject) => void db.query(new CopyInQuery(statement, data, (err) => (err ? reject(err) : resolve())))),
+    out: (statement) =>
+      new Promise((resolve, reject) => void db.query(new CopyOutQuery(statement, (err, out) => (err ? reject(err) : resolve(out!))))),
+    in: (statement, data) =>
+      new Promise((resolve, reject) => void db.query(new CopyInQuery(statement, data, (err) => (err ? reject(err) : resolve())))),
   }
 }
 

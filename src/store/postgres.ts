@@ -34,7 +34,7 @@ const postgresTrigrams: TrigramDialect = {
   // planner, costing that, prefers scanning the table (0.06 vs 1.9 ms for one warehouse
   // of 6,000). Only the indexes the importing role owns can be merged by it.
   settle: (table) =>
-    "SELECT count(gin_clean_pending_list(i.indexrelid)) AS n FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid " +
+    'SELECT count(gin_clean_pending_list(i.indexrelid)) AS n FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid ' +
     "JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = current_schema() AND c.relname LIKE '%\\_\\_trgm' " +
     "AND c.relam = (SELECT oid FROM pg_am WHERE amname = 'gin') AND pg_has_role(c.relowner, 'USAGE')" +
     (table ? ` AND i.indrelid = '${table}'::regclass` : ''),
@@ -241,12 +241,26 @@ export class PgStore implements SqlPort {
   async fillKeys(table: string, refs: Iterable<string>): Promise<void> {
     await this.exec(keyTable(this.dialect, table))
     await this.run(this.dialect.empty(table))
-    await this.insertRows(table, ['ref'], [...refs].sort().map((r) => [r]))
+    await this.insertRows(
+      table,
+      ['ref'],
+      [...refs].sort().map((r) => [r]),
+    )
   }
 
-  async upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+  async upsertRows(
+    table: string,
+    columns: readonly string[],
+    key: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+  ): Promise<void> {
     const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`)
-    await this.#bulk(table, columns, rows, `ON CONFLICT (${key.join(', ')}) DO ${set.length > 0 ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`)
+    await this.#bulk(
+      table,
+      columns,
+      rows,
+      `ON CONFLICT (${key.join(', ')}) DO ${set.length > 0 ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`,
+    )
   }
 
   /**
@@ -260,7 +274,12 @@ export class PgStore implements SqlPort {
     const key = columns[0]!
     if (rows.length === 0) return new Set()
     if (this.#copy) {
-      const stored = await this.selectIn<Row>(table, [key], key, rows.map((r) => r[0] as string))
+      const stored = await this.selectIn<Row>(
+        table,
+        [key],
+        key,
+        rows.map((r) => r[0] as string),
+      )
       const known = new Set(stored.map((r) => r[key]))
       const fresh = rows.filter((r) => !known.has(r[0] as string))
       await this.exec('SAVEPOINT docgate_insert_new')

@@ -86,12 +86,25 @@ export interface JoinedPageOptions {
  * its row count (`n`) and the number of `special` rows: one statement and one buffer per
  * page instead of one per row (the hot path of list endpoints).
  */
-export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: number, options: JoinedPageOptions = { form: 'short' }): Compiled {
+export function compileJoinedPage(
+  plan: QueryPlan,
+  dialect: Dialect,
+  limit: number,
+  options: JoinedPageOptions = { form: 'short' },
+): Compiled {
   const special = options.special ?? []
-  const page = compilePage({ ...plan, columns: [options.form, ...special, ...plan.orderBy.map((k) => k.column)] }, dialect, limit, options.after)
+  const page = compilePage(
+    { ...plan, columns: [options.form, ...special, ...plan.orderBy.map((k) => k.column)] },
+    dialect,
+    limit,
+    options.after,
+  )
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const counts = special.length > 0 ? `, ${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special` : ''
-  return { sql: `SELECT ${dialect.bytes.select(dialect.concatPage(options.form, order))} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`, params: page.params }
+  return {
+    sql: `SELECT ${dialect.bytes.select(dialect.concatPage(options.form, order))} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`,
+    params: page.params,
+  }
 }
 
 /**
@@ -102,7 +115,12 @@ export function compileJoinedPage(plan: QueryPlan, dialect: Dialect, limit: numb
  * missing. Its cost is bounded by `cap` whatever the table holds, so the event loop can
  * afford it. Null where the engine cannot bound the read.
  */
-export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: Condition & { kind: 'contains' }, cap: number): Compiled | null {
+export function compileBoundedPage(
+  plan: QueryPlan,
+  dialect: Dialect,
+  bounded: Condition & { kind: 'contains' },
+  cap: number,
+): Compiled | null {
   const bound =
     (bounded.suffixed ? suffixKeys(plan.source, bounded.column, bounded.value, cap + 1) : null) ??
     dialect.trigram.bounded?.(plan.source, bounded.column, bounded.value, cap + 1)
@@ -112,7 +130,9 @@ export function compileBoundedPage(plan: QueryPlan, dialect: Dialect, bounded: C
   // aggregates skip the others' NULLs. Substrings are tested exactly on the few candidates
   // (an index would read every row its value matches).
   const where = plan.where.map((c) =>
-    c.kind === 'contains' ? (params.push(c.value), dialect.contains(`${plan.source}.${c.column}`)) : condition(c, plan.source, dialect, params),
+    c.kind === 'contains'
+      ? (params.push(c.value), dialect.contains(`${plan.source}.${c.column}`))
+      : condition(c, plan.source, dialect, params),
   )
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const rows =

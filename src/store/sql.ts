@@ -72,7 +72,12 @@ export interface TrigramDialect {
    * naming them as `k`, and `key`, the column of `table` they are values of. The candidates
    * may over-count (the exact test is the caller's). Absent where the engine cannot bound the read.
    */
-  bounded?(table: string, column: string, needle: string, limit: number): { readonly keys: string; readonly params: SqlValue[]; readonly key: string }
+  bounded?(
+    table: string,
+    column: string,
+    needle: string,
+    limit: number,
+  ): { readonly keys: string; readonly params: SqlValue[]; readonly key: string }
   /** Creates the index over `columns` of read model `table` (idempotent). */
   create(table: string, columns: readonly string[]): string
   /** Drops it with its table ('' where dropping the table drops it). */

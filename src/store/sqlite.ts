@@ -190,7 +190,12 @@ export class SqliteStore implements SqlPort {
     if (list.length > 0) this.statement(`INSERT INTO ${table} (ref) SELECT value FROM json_each(?) ORDER BY 1`).run(JSON.stringify(list))
   }
 
-  async upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+  async upsertRows(
+    table: string,
+    columns: readonly string[],
+    key: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+  ): Promise<void> {
     if (rows.length === 0) return
     const set = columns.filter((c) => !key.includes(c)).map((c) => `${c} = excluded.${c}`)
     const stmt = this.statement(

@@ -12,7 +12,7 @@ import { TRIGRAM_MIN } from './trigram.js'
 
 export const suffixTable = (table: string, column: string): string => `${table}__${column}__suf`
 
-export const suffixTableDef = (table: string, column: string): TableDef => ({
+const suffixTableDef = (table: string, column: string): TableDef => ({
   name: suffixTable(table, column),
   columns: [
     { name: 'suffix', type: 'text' },
@@ -139,7 +139,12 @@ export function prefixEnd(prefix: string): string | null {
  * entries). SQLite stops at the limit; PostgreSQL collects the range first, on the server.
  * Null where no range bounds the prefix.
  */
-export function suffixKeys(table: string, column: string, needle: string, limit: number): { keys: string; params: SqlValue[]; key: string } | null {
+export function suffixKeys(
+  table: string,
+  column: string,
+  needle: string,
+  limit: number,
+): { keys: string; params: SqlValue[]; key: string } | null {
   const end = prefixEnd(needle)
   if (end === null) return null
   return {

@@ -68,7 +68,10 @@ export async function setUpTrigrams(sql: SqlPort, warn: (message: string) => voi
 export const trigramsMissing = 'substring search has no trigram index'
 
 /** The trigram structures `tables` should have that the store lacks (checked when serving starts). */
-export async function missingTrigramIndexes(sql: SqlPort, tables: readonly { table: string; search?: readonly string[] }[]): Promise<string[]> {
+export async function missingTrigramIndexes(
+  sql: SqlPort,
+  tables: readonly { table: string; search?: readonly string[] }[],
+): Promise<string[]> {
   const wanted = tables.flatMap((t) => (t.search && t.search.length > 0 ? sql.dialect.trigram.names(t.table, t.search) : []))
   if (wanted.length === 0) return []
   const have = new Set((await sql.all<{ name: string }>(sql.dialect.trigram.existing)).map((r) => r.name))

@@ -42,7 +42,11 @@ async function warmUp(source: Source): Promise<void> {
 const megabytes = (n: number) => `${(n / 1e6).toFixed(1)} MB`
 
 /** `$metadata`, from the cache when its hash is unchanged; `writeCache` false for `--check`. */
-async function metadata(source: Source, state: SyncStore | undefined, writeCache: boolean): Promise<{ meta: Metadata; bytes: number; sha256: string }> {
+async function metadata(
+  source: Source,
+  state: SyncStore | undefined,
+  writeCache: boolean,
+): Promise<{ meta: Metadata; bytes: number; sha256: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'docgate-metadata-'))
   try {
     const file = join(dir, 'metadata.xml')

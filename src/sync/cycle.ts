@@ -53,7 +53,8 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
     reached++
     const report = new SetReport(plan.entitySet, plan.type, ctx.sink)
     await ctx.sql.transaction(async () => {
-      if (!(await ctx.state.setRow(plan.entitySet))) await ctx.state.saveSetState(plan.entitySet, plan.type, await ctx.state.setState(plan.entitySet))
+      if (!(await ctx.state.setRow(plan.entitySet)))
+        await ctx.state.saveSetState(plan.entitySet, plan.type, await ctx.state.setState(plan.entitySet))
     })
     const began = ctx.now().toISOString()
     try {
@@ -75,7 +76,14 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
           else if (err.sourceDown) stop = `source unavailable: ${err.message}`
           if (err.status === 400 && (err.code === '6' || err.code === '8')) recheck = true
         }
-        await ctx.state.setDone(plan.entitySet, { error: report.error, at: ctx.now().toISOString(), written: report.written, errors: report.warnings + 1 }).catch(() => {})
+        await ctx.state
+          .setDone(plan.entitySet, {
+            error: report.error,
+            at: ctx.now().toISOString(),
+            written: report.written,
+            errors: report.warnings + 1,
+          })
+          .catch(() => {})
       }
     }
     // The ready answers its batches dropped (views/ready-answers.ts) are built once, here.
@@ -113,9 +121,13 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
   if (interrupted) {
     // The caller prints `interrupted` where the contract asks for it (--once).
   } else if (status === 'complete') {
-    ctx.sink.out(`cycle complete: ${total} entity sets; read ${totals.read}, written ${totals.written}, deleted ${totals.deleted}; ${seconds} s`)
+    ctx.sink.out(
+      `cycle complete: ${total} entity sets; read ${totals.read}, written ${totals.written}, deleted ${totals.deleted}; ${seconds} s`,
+    )
   } else {
-    ctx.sink.out(`cycle failed: ${failed + notReached} of ${total} entity sets failed or not reached; read ${totals.read}, written ${totals.written}, deleted ${totals.deleted}; ${seconds} s`)
+    ctx.sink.out(
+      `cycle failed: ${failed + notReached} of ${total} entity sets failed or not reached; read ${totals.read}, written ${totals.written}, deleted ${totals.deleted}; ${seconds} s`,
+    )
   }
   return { status, ...counts, recheck }
 }

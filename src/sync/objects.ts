@@ -71,12 +71,23 @@ class ObjectSync {
   async *read(w: Window, select: string | undefined, paging: Paging): AsyncGenerator<Record<string, unknown>[]> {
     let count = 0
     try {
-      for await (const page of pages(this.ctx.source, { set: this.plan.entitySet, select, filter: windowFilter('Date', w), orderby: this.orderby }, paging)) {
+      for await (const page of pages(
+        this.ctx.source,
+        { set: this.plan.entitySet, select, filter: windowFilter('Date', w), orderby: this.orderby },
+        paging,
+      )) {
         count++
         yield page.entities
       }
     } catch (err) {
-      if (count === 0 && select !== undefined && select === this.select && err instanceof SourceError && err.status === 400 && this.refusesSelect(err)) {
+      if (
+        count === 0 &&
+        select !== undefined &&
+        select === this.select &&
+        err instanceof SourceError &&
+        err.status === 400 &&
+        this.refusesSelect(err)
+      ) {
         yield* this.read(w, undefined, paging)
         return
       }
@@ -191,7 +202,8 @@ class ObjectSync {
       )
       return attachmentContent(body)
     } catch (err) {
-      if (err instanceof SourceError && err.status === 501) return { ok: false, reason: 'the source cannot serve this stored value (HTTP 501)' }
+      if (err instanceof SourceError && err.status === 501)
+        return { ok: false, reason: 'the source cannot serve this stored value (HTTP 501)' }
       throw err
     }
   }
@@ -210,7 +222,10 @@ class ObjectSync {
       for await (const entities of this.read(w, this.select, paging)) {
         this.st.pageSize = paging.size
         // An object met twice in the scan is handled once (§7.2).
-        const fresh = await this.ctx.state.markSeen(this.plan.entitySet, entities.map((e) => lower(e.Ref_Key)))
+        const fresh = await this.ctx.state.markSeen(
+          this.plan.entitySet,
+          entities.map((e) => lower(e.Ref_Key)),
+        )
         const page = entities.filter((e) => fresh.delete(lower(e.Ref_Key)))
         const held = await this.heldOf(page.map((e) => lower(e.Ref_Key)))
         for (const [i, entity] of page.entries()) {

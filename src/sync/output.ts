@@ -57,7 +57,9 @@ export class SetReport {
     if (now - this.#lastProgress < 200) return
     this.#lastProgress = now
     const s = this.seconds()
-    this.sink.progress(`${this.entitySet}: windows ${this.windows}, read ${this.read}, ${Math.round(this.read / Math.max(s, 0.001))} objects/s`)
+    this.sink.progress(
+      `${this.entitySet}: windows ${this.windows}, read ${this.read}, ${Math.round(this.read / Math.max(s, 0.001))} objects/s`,
+    )
   }
 
   finish(): void {

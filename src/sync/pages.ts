@@ -38,7 +38,15 @@ export async function* pages(source: Source, q: PageQuery, paging: Paging): Asyn
   const fetch = async (skip: number): Promise<Fetched> => {
     let top = paging.size
     const { body, bytes } = await source.json<{ value?: unknown; 'odata.nextLink'?: string }>(
-      () => source.url(q.set, { $format: 'json', $select: q.select, $filter: q.filter, $orderby: q.orderby, $top: top, $skip: skip || undefined }),
+      () =>
+        source.url(q.set, {
+          $format: 'json',
+          $select: q.select,
+          $filter: q.filter,
+          $orderby: q.orderby,
+          $top: top,
+          $skip: skip || undefined,
+        }),
       {
         beforeRetry: (err: SourceError) => {
           if (err.kind === 'status' || err.message === 'read timeout') {

@@ -239,7 +239,11 @@ class RegisterSync {
       // Recorders discovered and not read yet: read a few pages' worth at a time, so that the
       // record-set requests asked ahead (readAndWrite) seldom run dry at a page's end.
       let fresh: RecorderRef[] = []
-      for await (const page of pages(this.ctx.source, { set: this.rowSet, select, filter: windowFilter('Period', w), orderby: this.rowOrder }, paging)) {
+      for await (const page of pages(
+        this.ctx.source,
+        { set: this.rowSet, select, filter: windowFilter('Period', w), orderby: this.rowOrder },
+        paging,
+      )) {
         // The page's recorders not met before in this discovery.
         const inPage = new Map<string, RecorderRef>()
         for (const row of page.entities) {
@@ -308,7 +312,11 @@ class RegisterSync {
     await this.ctx.state.clearRescan(register)
     const paging: Paging = { size: this.st.pageSize, adaptive: true }
     let seq = 0
-    for await (const page of pages(this.ctx.source, { set: this.rowSet, select: this.plan.rowSelect, filter: `Period ge datetime'${from}'`, orderby: this.rowOrder }, paging)) {
+    for await (const page of pages(
+      this.ctx.source,
+      { set: this.rowSet, select: this.plan.rowSelect, filter: `Period ge datetime'${from}'`, orderby: this.rowOrder },
+      paging,
+    )) {
       const rows: [string, number, string, string, string][] = []
       for (const row of page.entities) {
         const r = recorderOf(this.plan, row)
@@ -339,7 +347,12 @@ class RegisterSync {
       const unread = await this.ctx.state.unread(register, from, after, CHUNK)
       if (unread.length === 0) break
       after = unread.at(-1)!.recorder
-      await this.ctx.sql.transaction(() => this.ctx.state.enqueue(register, unread.map((u) => [u.recorder, u.recorder_set])))
+      await this.ctx.sql.transaction(() =>
+        this.ctx.state.enqueue(
+          register,
+          unread.map((u) => [u.recorder, u.recorder_set]),
+        ),
+      )
     }
     await this.ctx.state.clearRescan(register)
     // 3. The queue, including what an interrupted cycle left in it, a chunk at a time; each

@@ -29,7 +29,9 @@ export async function printStatus(state: SyncStore, sink: Sink): Promise<void> {
   } else sink.out('last cycle: never')
   // Columns are separated by at least two spaces (register names are longer than the usual 41).
   const width = Math.max(41, ...sets.map((s) => s.entity_set.length + 2))
-  sink.out(`${'entity set'.padEnd(width)}${'last complete scan'.padEnd(22)}${'last full scan'.padEnd(22)}${'objects'.padStart(7)}  last error`)
+  sink.out(
+    `${'entity set'.padEnd(width)}${'last complete scan'.padEnd(22)}${'last full scan'.padEnd(22)}${'objects'.padStart(7)}  last error`,
+  )
   for (const s of sets) {
     const scan = s.last_complete_scan ? localTime(s.last_complete_scan) : 'never'
     const full = s.last_full_scan ? localTime(s.last_full_scan) : 'never'

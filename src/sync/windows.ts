@@ -54,7 +54,11 @@ export function monthWindows(earliest: string, today: string, dayMonths: Readonl
     } else {
       const nextY = m === 12 ? y + 1 : y
       const nextM = m === 12 ? 1 : m + 1
-      out.push(last ? { id: `${id}+`, from: dayStart(`${id}-01`) } : { id, from: dayStart(`${id}-01`), to: dayStart(`${monthId(nextY, nextM)}-01`) })
+      out.push(
+        last
+          ? { id: `${id}+`, from: dayStart(`${id}-01`) }
+          : { id, from: dayStart(`${id}-01`), to: dayStart(`${monthId(nextY, nextM)}-01`) },
+      )
     }
     if (last) return out
     if (m === 12) {

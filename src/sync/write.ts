@@ -8,7 +8,7 @@ import type { SqlPort } from '../store/sql.js'
 import type { SetReport } from './output.js'
 import type { Held, SyncStore } from './state/store.js'
 
-export const BATCH_SIZE = 1000
+const BATCH_SIZE = 1000
 
 // The one-shot hash skips a Hash object per call: a first load hashes every object and movement.
 export const formHash = (object: unknown): string => hash('sha1', JSON.stringify(object), 'base64')
@@ -90,7 +90,14 @@ export class SetWriter {
   }
 
   async flush(): Promise<void> {
-    if (this.#items.length === 0 && this.#versions.length === 0 && this.#after.length === 0 && this.#forget.length === 0 && this.#queue.size === 0) return
+    if (
+      this.#items.length === 0 &&
+      this.#versions.length === 0 &&
+      this.#after.length === 0 &&
+      this.#forget.length === 0 &&
+      this.#queue.size === 0
+    )
+      return
     const items = this.#items.splice(0)
     const versions = this.#versions.splice(0)
     const after = this.#after.splice(0)

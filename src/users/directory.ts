@@ -5,7 +5,7 @@ import type { SqlPort } from '../store/sql.js'
 import { listUsers } from './store.js'
 import type { StoredUser } from './store.js'
 
-export const REFRESH_MS = 500
+const REFRESH_MS = 500
 
 export class UserSnapshot {
   #users = new Map<string, StoredUser>()

@@ -29,7 +29,7 @@ const pad = (n: number, w = 2): string => String(n).padStart(w, '0')
 /** `YYYY-MM-DD`, which compares correctly against stored `YYYY-MM-DDTHH:MM:SS`. */
 export const isoDay = (d: Day): string => `${pad(d.year, 4)}-${pad(d.month)}-${pad(d.day)}`
 
-export function nextDay(d: Day): Day {
+function nextDay(d: Day): Day {
   if (validDay(d.year, d.month, d.day + 1)) return { ...d, day: d.day + 1 }
   if (d.month < 12) return { year: d.year, month: d.month + 1, day: 1 }
   return { year: d.year + 1, month: 1, day: 1 }

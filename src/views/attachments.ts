@@ -40,4 +40,3 @@ export function content(sql: SqlPort, ref: string, size: number): StoredBlob {
     return chunk
   })
 }
-

@@ -2,7 +2,7 @@
 // models with their short and full forms, ready pages, ready answers, derived tables), and
 // the catalogue of them that endpoints declare and hand down to migrate, import and sync.
 import type { ColumnDef, TableDef } from '../store/table.js'
-import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 export interface SortKey {
   readonly column: string

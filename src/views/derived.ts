@@ -8,7 +8,6 @@
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import type { DerivedTable } from './define.js'
 
-
 /** Past this many changed keys, one rebuild of everything is cheaper (and bounds memory). */
 const FULL_REBUILD = 200_000
 

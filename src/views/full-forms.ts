@@ -94,7 +94,12 @@ export function storedPage(sql: SqlPort, body: Buffer, blobs: string, out: Chunk
     const [base, ...forms] = JSON.parse(blobs) as [number, ...[number, Spot[]][]]
     for (const [place, form] of forms) for (const [offset, ref, size] of form) spots.push([place - base + offset, ref, size])
   }
-  return spliced(sql, body, spots.sort((a, b) => a[0] - b[0]), out)
+  return spliced(
+    sql,
+    body,
+    spots.sort((a, b) => a[0] - b[0]),
+    out,
+  )
 }
 
 /** The bytes of the attachment contents a stored page's `blobs` (storedPage) splices in, before Base64. */
@@ -111,7 +116,8 @@ const BATCH_BYTES = 4 * BLOB_CHUNK
 const BATCH_CONTENTS = OWNERS_PER_QUERY
 
 /** The first chunks of contents, all of them one chunk long, as stored now. */
-const FIRST_CHUNKS = (list: string) => `SELECT owner, chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner IN (${list}) AND seq = 0`
+const FIRST_CHUNKS = (list: string) =>
+  `SELECT owner, chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner IN (${list}) AND seq = 0`
 
 async function* spliced(sql: SqlPort, bytes: Buffer, spots: readonly Spot[], out: ChunkWriter): AsyncGenerator<Buffer> {
   let at = 0

@@ -67,7 +67,8 @@ export async function* serialize(value: unknown, out: ChunkWriter): AsyncGenerat
   }
   if (value instanceof Base64Blob) {
     out.push('"')
-    for (let offset = 0; offset < value.size; offset += CHUNK) yield* base64(await value.read(offset, Math.min(CHUNK, value.size - offset)), out)
+    for (let offset = 0; offset < value.size; offset += CHUNK)
+      yield* base64(await value.read(offset, Math.min(CHUNK, value.size - offset)), out)
     out.push('"')
     return
   }

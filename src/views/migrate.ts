@@ -119,7 +119,11 @@ export async function migrate(sql: SqlPort, views: ViewCatalog, options: Migrate
   }
   if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
   await migrateDerived(sql, views.derived)
-  await migrateReady(sql, stale.map((m) => m.table), views.answers)
+  await migrateReady(
+    sql,
+    stale.map((m) => m.table),
+    views.answers,
+  )
   if (pending) {
     await rebuildCashAccounts(sql)
     await deleteMeta(sql, READY_PENDING)

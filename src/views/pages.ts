@@ -120,7 +120,11 @@ export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: reado
   if (buckets !== 'all' && list.day) {
     await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${TOUCHED_BUCKETS} (bucket TEXT PRIMARY KEY, next TEXT)`)
     await sql.run(sql.dialect.empty(TOUCHED_BUCKETS))
-    await sql.insertRows(TOUCHED_BUCKETS, ['bucket', 'next'], buckets.map((b) => [b, dayAfter(b)]))
+    await sql.insertRows(
+      TOUCHED_BUCKETS,
+      ['bucket', 'next'],
+      buckets.map((b) => [b, dayAfter(b)]),
+    )
     // Each bucket is an index range of the date column: one statement reads only their rows.
     from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
     within = ` AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`
@@ -167,7 +171,7 @@ export interface StoredPage {
 const READ_LIMIT = 16
 
 /** What a store connection keeps of joined answers (joinedAnswer), in bytes. */
-export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024
+const ANSWER_CACHE_BYTES = 16 * 1024 * 1024
 /** How many answers asked once are remembered (their ids only) for a second asking to keep. */
 const ANSWERS_SEEN = 4
 
@@ -274,7 +278,11 @@ export async function readPages(
       )
       for (const r of rows) {
         const id = cacheId(key, String(r.bucket), Number(r.seq))
-        if (bodies.has(id) || !missing.some((m) => String(m.bucket) === String(r.bucket) && Number(m.seq) === Number(r.seq) && Number(m.gen) === Number(r.gen))) continue
+        if (
+          bodies.has(id) ||
+          !missing.some((m) => String(m.bucket) === String(r.bucket) && Number(m.seq) === Number(r.seq) && Number(m.gen) === Number(r.gen))
+        )
+          continue
         const body = own(r.body)
         cache.set(id, { gen: Number(r.gen), body })
         bodies.set(id, body)
@@ -297,7 +305,13 @@ export async function readPages(
       after === undefined ? baseParams : [...baseParams, after],
       kinds,
     )
-  const page = (r: Stored): StoredPage => ({ bucket: String(r.bucket), seq: Number(r.seq), body: r.body, n: Number(r.n), blobs: r.blobs ?? '' })
+  const page = (r: Stored): StoredPage => ({
+    bucket: String(r.bucket),
+    seq: Number(r.seq),
+    body: r.body,
+    n: Number(r.n),
+    blobs: r.blobs ?? '',
+  })
   const rows = await read(undefined, limit)
   if (rows.length <= limit) {
     if (rows.length > 0 && rows.reduce((n, r) => n + (r.body?.length ?? 0), 0) <= sql.dialect.pageCache.answerBytes) {
@@ -318,7 +332,11 @@ export async function readPages(
       let last = head.last
       for (;;) {
         for (let seq = 0; ; seq++) {
-          const [row] = await sql.readBytes<Stored>(`SELECT ${columns} FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`, [key, last, seq], kinds)
+          const [row] = await sql.readBytes<Stored>(
+            `SELECT ${columns} FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`,
+            [key, last, seq],
+            kinds,
+          )
           if (!row) break
           yield page(row)
         }

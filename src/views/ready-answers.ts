@@ -12,7 +12,6 @@ import type { SqlPort } from '../store/sql.js'
 import type { ReadyAnswer } from './define.js'
 import type { Touched } from './rebuild.js'
 
-
 const TOUCHED = '_ready_touched'
 
 /**
@@ -31,7 +30,9 @@ async function affected(sql: SqlPort, answer: ReadyAnswer, touched: Touched): Pr
   })
   if (traced.length === 0) return false
   await sql.fillKeys(TOUCHED, touched.refs)
-  const hits = await sql.all(`SELECT 1 AS hit FROM ${table} WHERE ${traced.map((c) => `${c} IN (SELECT ref FROM ${TOUCHED})`).join(' OR ')} LIMIT 1`)
+  const hits = await sql.all(
+    `SELECT 1 AS hit FROM ${table} WHERE ${traced.map((c) => `${c} IN (SELECT ref FROM ${TOUCHED})`).join(' OR ')} LIMIT 1`,
+  )
   return hits.length > 0
 }
 
@@ -41,7 +42,12 @@ async function affected(sql: SqlPort, answer: ReadyAnswer, touched: Touched): Pr
  * instead, so no batch pays a build that grows with the store: until `restoreReadyAnswers`
  * builds it once, its endpoint computes it per request, with the same bytes.
  */
-export async function refreshReadyAnswers(sql: SqlPort, touched: Touched | 'all', answers: readonly ReadyAnswer[], mode: 'rebuild' | 'drop' = 'rebuild'): Promise<void> {
+export async function refreshReadyAnswers(
+  sql: SqlPort,
+  touched: Touched | 'all',
+  answers: readonly ReadyAnswer[],
+  mode: 'rebuild' | 'drop' = 'rebuild',
+): Promise<void> {
   for (const answer of answers) {
     if (touched !== 'all' && !(await affected(sql, answer, touched))) continue
     if (mode === 'drop') await dropReady(sql, answer.name)

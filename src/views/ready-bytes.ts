@@ -7,7 +7,7 @@ import { BLOB_CHUNK } from '../store/blobs.js'
 import type { TableDef } from '../store/table.js'
 import type { SqlPort } from '../store/sql.js'
 
-export const READY_TABLE = 'ready_answers'
+const READY_TABLE = 'ready_answers'
 
 export const readyTable: TableDef = {
   name: READY_TABLE,
@@ -58,9 +58,13 @@ export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterab
   const count = Number(head.n)
   return (async function* () {
     for (let seq = 0; seq < count; seq++) {
-      const [row] = await sql.readBytes<{ chunk: Buffer }>(`SELECT chunk FROM ${READY_TABLE} WHERE name = ? AND gen = ? AND seq = ?`, [name, gen, seq], {
-        chunk: 'bytes',
-      })
+      const [row] = await sql.readBytes<{ chunk: Buffer }>(
+        `SELECT chunk FROM ${READY_TABLE} WHERE name = ? AND gen = ? AND seq = ?`,
+        [name, gen, seq],
+        {
+          chunk: 'bytes',
+        },
+      )
       // Two imports committed while this answer was being sent: its generation is gone.
       if (!row) throw new Error(`the ready ${name} answer was replaced while it was being sent; ask again`)
       yield row.chunk

@@ -16,7 +16,13 @@ const CTL = /[\u0000-\u001f\u007f-\u009f]/
 const text = (min: number) =>
   fc.string({ unit: 'binary', minLength: min, maxLength: 24 }).filter((s) => !CTL.test(s) && s === s.normalize('NFC') && s.trim() === s)
 const USERS: TestUser[] = fc
-  .sample(fc.tuple(text(1).filter((n) => !n.includes(':')), text(8)), { numRuns: 6, seed: 11 })
+  .sample(
+    fc.tuple(
+      text(1).filter((n) => !n.includes(':')),
+      text(8),
+    ),
+    { numRuns: 6, seed: 11 },
+  )
   .map(([name, password], i) => ({ name: `${name}${i}`, password }))
   .filter((u) => !u.name.includes(u.password))
 
@@ -63,7 +69,8 @@ for (const backend of BACKENDS) {
             const secrets = [authorization, token, password, ...(wrong === undefined ? [] : [wrong])]
             for (const secret of secrets) {
               assert.equal(raw.includes(secret), false, `raw line holds ${JSON.stringify(secret)}`)
-              for (const s of strings(lines[0])) assert.equal(s.includes(secret), false, `${JSON.stringify(s)} holds ${JSON.stringify(secret)}`)
+              for (const s of strings(lines[0]))
+                assert.equal(s.includes(secret), false, `${JSON.stringify(s)} holds ${JSON.stringify(secret)}`)
             }
             // Only an authenticated name is logged: a refused one may be a mistyped password.
             assert.equal(lines[0]!.user, res.status === 200 && path !== '/openapi.json' ? user.name : null)
@@ -83,7 +90,9 @@ describe('--log-query-values', () => {
   after(() => ops.close())
 
   it('adds the values, decoded, beside the names', async () => {
-    await ops.app.get('/main/hs/warehouses/get?code=000000001&search=%D0%A1%D0%BA%D0%BB%D0%B0%D0%B4+2&flag', { 'x-request-id': 'with-values' })
+    await ops.app.get('/main/hs/warehouses/get?code=000000001&search=%D0%A1%D0%BA%D0%BB%D0%B0%D0%B4+2&flag', {
+      'x-request-id': 'with-values',
+    })
     await tick()
     const line = ops.access.lines.find((l) => l.reqId === 'with-values')!
     assert.deepEqual(line.params, ['code', 'search', 'flag'])

@@ -80,12 +80,16 @@ for (const backend of BACKENDS) {
     })
 
     it('a sync that has run: ready only while its last complete cycle is younger than --max-lag', async () => {
-      for (const t of SYNC_TABLES.filter((t) => t.name === 'sync_cycles' || t.name === 'sync_sets')) await ops.app.write(tableDdl(t, ops.app.sql.dialect))
+      for (const t of SYNC_TABLES.filter((t) => t.name === 'sync_cycles' || t.name === 'sync_sets'))
+        await ops.app.write(tableDdl(t, ops.app.sql.dialect))
       assert.equal((await ready(ops)).status, 200, 'tables without a cycle: no sync has run yet')
 
       const old = new Date(Date.now() - 20 * 60_000).toISOString()
       await ops.app.write("INSERT INTO sync_cycles (id, started_at, ended_at, status) VALUES (1, ?, '', 'running')", [old])
-      assert.deepEqual(await ready(ops), { status: 503, body: '{"ready":false,"reason":"sync has run on this store but no cycle has completed"}' })
+      assert.deepEqual(await ready(ops), {
+        status: 503,
+        body: '{"ready":false,"reason":"sync has run on this store but no cycle has completed"}',
+      })
       assert.equal((await scrape(ops.admin)).value('docgate_sync_lag_seconds'), Infinity)
 
       await ops.app.write("UPDATE sync_cycles SET ended_at = ?, status = 'complete' WHERE id = 1", [old])
@@ -108,7 +112,10 @@ for (const backend of BACKENDS) {
       assert.equal(m.value('docgate_sync_objects_written_total', { entity_set: 'Document_ПлатежноеПоручение' }), 40)
       assert.equal(m.value('docgate_sync_errors_total', { entity_set: 'Catalog_Склады' }), 2)
       assert.equal(m.value('docgate_sync_errors_total', { entity_set: 'Document_ПлатежноеПоручение' }), 0)
-      assert.equal(m.value('docgate_sync_last_error_timestamp_seconds', { entity_set: 'Catalog_Склады' }), Date.parse('2026-11-01T10:00:00.000Z') / 1000)
+      assert.equal(
+        m.value('docgate_sync_last_error_timestamp_seconds', { entity_set: 'Catalog_Склады' }),
+        Date.parse('2026-11-01T10:00:00.000Z') / 1000,
+      )
       assert.equal(m.value('docgate_sync_last_error_timestamp_seconds', { entity_set: 'Document_ПлатежноеПоручение' }), undefined)
     })
   })
@@ -148,7 +155,10 @@ for (const backend of BACKENDS) {
       const baseCount = (name: string, labels?: Record<string, string>) => before.count(name, labels) ?? 0
 
       const ok = await Promise.all([1, 2, 3].map(() => ops.app.get(WAREHOUSES, reader)))
-      const refused = [await ops.app.get(WAREHOUSES, basic(READER.name, 'не тот')), await ops.app.get(WAREHOUSES, basic(READER.name, 'не тот'))]
+      const refused = [
+        await ops.app.get(WAREHOUSES, basic(READER.name, 'не тот')),
+        await ops.app.get(WAREHOUSES, basic(READER.name, 'не тот')),
+      ]
       const unknown = await ops.app.get('/main/hs/nope/get', reader)
       const health = await ops.app.get('/main/hs/health', reader)
       const preflight = await ops.app.request('OPTIONS', WAREHOUSES)
@@ -164,10 +174,21 @@ for (const backend of BACKENDS) {
       assert.equal(delta('docgate_http_requests_total', { service: 'warehouses', status: '204' }), 1)
       assert.equal(delta('docgate_http_requests_total', { service: 'unknown', status: '404' }), 1)
       assert.equal(delta('docgate_http_requests_total', { service: 'health', status: '200' }), 1)
-      assert.equal((m.count('docgate_http_request_duration_seconds', { service: 'warehouses' }) ?? 0) - baseCount('docgate_http_request_duration_seconds', { service: 'warehouses' }), 6)
-      assert.equal((m.count('docgate_http_request_duration_seconds', { service: 'health' }) ?? 0) - baseCount('docgate_http_request_duration_seconds', { service: 'health' }), 1)
+      assert.equal(
+        (m.count('docgate_http_request_duration_seconds', { service: 'warehouses' }) ?? 0) -
+          baseCount('docgate_http_request_duration_seconds', { service: 'warehouses' }),
+        6,
+      )
+      assert.equal(
+        (m.count('docgate_http_request_duration_seconds', { service: 'health' }) ?? 0) -
+          baseCount('docgate_http_request_duration_seconds', { service: 'health' }),
+        1,
+      )
       const okBytes = Buffer.byteLength(ok[0]!.body)
-      assert.equal(delta('docgate_http_response_bytes_total', { service: 'warehouses' }), 3 * okBytes + 2 * Buffer.byteLength('{"error":"Unauthorized"}'))
+      assert.equal(
+        delta('docgate_http_response_bytes_total', { service: 'warehouses' }),
+        3 * okBytes + 2 * Buffer.byteLength('{"error":"Unauthorized"}'),
+      )
       assert.equal(delta('docgate_http_response_rows_total', { service: 'warehouses' }), 3 * ok[0]!.json.data.length)
       assert.equal(delta('docgate_auth_outcomes_total', { outcome: 'granted' }), 4)
       assert.equal(delta('docgate_auth_outcomes_total', { outcome: 'refused' }), 2)
@@ -186,7 +207,8 @@ for (const backend of BACKENDS) {
       for (let i = 0; i < 12; i++) answers.push(await ops.app.get(WAREHOUSES, basic('мишень', `неверный ${i}`)))
       const withRetry = answers.filter((a) => a.headers['retry-after'] !== undefined).length
       const m = await scrape(ops.admin)
-      const delta = (outcome: string) => m.value('docgate_auth_outcomes_total', { outcome })! - before.value('docgate_auth_outcomes_total', { outcome })!
+      const delta = (outcome: string) =>
+        m.value('docgate_auth_outcomes_total', { outcome })! - before.value('docgate_auth_outcomes_total', { outcome })!
       assert.equal(withRetry, 3)
       assert.equal(delta('throttled'), 3)
       assert.equal(delta('refused'), 9)
@@ -250,7 +272,7 @@ for (const backend of BACKENDS) {
       assert.equal((m.value('docgate_http_requests_total', labels) ?? 0) - (before.value('docgate_http_requests_total', labels) ?? 0), 1)
     })
 
-    it('a generated id is unique across 10,000 requests, and each is its access-log line\'s', async () => {
+    it("a generated id is unique across 10,000 requests, and each is its access-log line's", async () => {
       const from = ops.access.lines.length
       const ids: string[] = []
       for (let batch = 0; batch < 100; batch++) {

@@ -43,7 +43,10 @@ export interface OpsApp {
   close(): Promise<void>
 }
 
-export async function startOps(fixture: readonly unknown[], options: { backend: Backend; users?: readonly TestUser[]; maxLagMs?: number; logQueryValues?: boolean }): Promise<OpsApp> {
+export async function startOps(
+  fixture: readonly unknown[],
+  options: { backend: Backend; users?: readonly TestUser[]; maxLagMs?: number; logQueryValues?: boolean },
+): Promise<OpsApp> {
   const access = memoryLog()
   const state = { away: false }
   let served: SqlPort | undefined
@@ -63,7 +66,8 @@ export async function startOps(fixture: readonly unknown[], options: { backend: 
     served = new Proxy(sql, {
       get(target, key) {
         if (key === 'all')
-          return (text: string, params?: never) => (state.away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : target.all(text, params))
+          return (text: string, params?: never) =>
+            state.away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : target.all(text, params)
         if (key === 'readBytes')
           return (text: string, params: never, columns: never) =>
             state.away ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')) : target.readBytes(text, params, columns)

@@ -142,8 +142,19 @@ test('grant: a change of methods takes effect on the next call', async () => {
 
 test('grant (A5): eleven calls to services not granted do not lock out the granted one', async () => {
   const { auth, good } = await setup(['payments'])
-  const others = ['receipts', 'morders', 'transfers', 'materials', 'specifications', 'nomenclature', 'cashflows',
-    'contracts', 'counterparties', 'warehouses', 'organizations']
+  const others = [
+    'receipts',
+    'morders',
+    'transfers',
+    'materials',
+    'specifications',
+    'nomenclature',
+    'cashflows',
+    'contracts',
+    'counterparties',
+    'warehouses',
+    'organizations',
+  ]
   for (const service of others) assert.deepEqual(await auth.authenticate([good], IP, service), { ok: false })
   assert.deepEqual(await auth.authenticate([good], IP, 'payments'), { ok: true, user: 'Иванов Иван' })
 })

@@ -5,8 +5,18 @@ import * as assert from 'node:assert/strict'
 import { Authenticator } from '../../src/auth/authenticator.js'
 import { parseBasic } from '../../src/auth/basic.js'
 import {
-  basic, cesu8, cheapDummyHash, cp1251, FakeClock, iso88595, koi8r, latin1PerCodeUnit, overlongSlash,
-  TestDirectory, utf16le, utf8WithBom,
+  basic,
+  cesu8,
+  cheapDummyHash,
+  cp1251,
+  FakeClock,
+  iso88595,
+  koi8r,
+  latin1PerCodeUnit,
+  overlongSlash,
+  TestDirectory,
+  utf16le,
+  utf8WithBom,
 } from './helpers.js'
 
 const USERS: ReadonlyArray<readonly [string, string]> = [

@@ -17,10 +17,11 @@ export function basic(credentials: string | Uint8Array): string {
 type Encoder = (text: string) => Uint8Array
 
 function singleByte(table: ReadonlyMap<string, number>): Encoder {
-  return (text) => Uint8Array.from([...text], (char) => {
-    const code = char.codePointAt(0) ?? 0
-    return code < 0x80 ? code : (table.get(char) ?? 0x3f)
-  })
+  return (text) =>
+    Uint8Array.from([...text], (char) => {
+      const code = char.codePointAt(0) ?? 0
+      return code < 0x80 ? code : (table.get(char) ?? 0x3f)
+    })
 }
 
 /** Maps the 64 letters А..я (U+0410..U+044F) to consecutive bytes from `first`. */
@@ -32,27 +33,38 @@ function contiguous(first: number, extras: Record<string, number>): Map<string, 
 
 // Windows-1251: А..я at C0..FF. The extras include the characters of the classic mojibake
 // "РџСЂРёРІРµС‚" (UTF-8 "Привет" read as cp1251).
-export const cp1251 = singleByte(contiguous(0xc0, {
-  'Ё': 0xa8, 'ё': 0xb8, '№': 0xb9, 'Ђ': 0x80, '‚': 0x82, 'џ': 0x9f, 'І': 0xb2, 'µ': 0xb5,
-}))
+export const cp1251 = singleByte(
+  contiguous(0xc0, {
+    Ё: 0xa8,
+    ё: 0xb8,
+    '№': 0xb9,
+    Ђ: 0x80,
+    '‚': 0x82,
+    џ: 0x9f,
+    І: 0xb2,
+    µ: 0xb5,
+  }),
+)
 
 // ISO-8859-5: А..я at B0..EF.
-export const iso88595 = singleByte(contiguous(0xb0, { 'Ё': 0xa1, 'ё': 0xf1, '№': 0xf0 }))
+export const iso88595 = singleByte(contiguous(0xb0, { Ё: 0xa1, ё: 0xf1, '№': 0xf0 }))
 
 // KOI8-R orders letters by their Latin transliteration; it has no '№'.
 const KOI8_LOWER = 'юабцдефгхийклмнопярстужвьызшэщчъ'
 const KOI8_UPPER = 'ЮАБЦДЕФГХИЙКЛМНОПЯРСТУЖВЬЫЗШЭЩЧЪ'
-export const koi8r = singleByte(new Map([
-  ...[...KOI8_LOWER].map((char, i): [string, number] => [char, 0xc0 + i]),
-  ...[...KOI8_UPPER].map((char, i): [string, number] => [char, 0xe0 + i]),
-  ['ё', 0xa3], ['Ё', 0xb3],
-]))
+export const koi8r = singleByte(
+  new Map([
+    ...[...KOI8_LOWER].map((char, i): [string, number] => [char, 0xc0 + i]),
+    ...[...KOI8_UPPER].map((char, i): [string, number] => [char, 0xe0 + i]),
+    ['ё', 0xa3],
+    ['Ё', 0xb3],
+  ]),
+)
 
 export const utf16le: Encoder = (text) => Buffer.from(text, 'utf16le')
 
 /** What `btoa`-style code does with non-Latin-1 text when it masks each code unit. */
-export const latin1PerCodeUnit: Encoder = (text) =>
-  Uint8Array.from({ length: text.length }, (_, i) => text.charCodeAt(i) & 0xff)
+export const latin1PerCodeUnit: Encoder = (text) => Uint8Array.from({ length: text.length }, (_, i) => text.charCodeAt(i) & 0xff)
 
 /** CESU-8: each UTF-16 surrogate encoded on its own as a three-byte sequence. */
 export const cesu8: Encoder = (text) => {

@@ -16,10 +16,12 @@ class HeldVerifier {
   readonly verify = (): Promise<boolean> => {
     this.active += 1
     this.peak = Math.max(this.peak, this.active)
-    return new Promise((resolve) => this.#held.push(() => {
-      this.active -= 1
-      resolve(false)
-    }))
+    return new Promise((resolve) =>
+      this.#held.push(() => {
+        this.active -= 1
+        resolve(false)
+      }),
+    )
   }
   get held(): number {
     return this.#held.length
@@ -34,18 +36,26 @@ class HeldVerifier {
 test('A8: concurrency never exceeds the limit and a full queue fails at once without KDF', async () => {
   const verifier = new HeldVerifier()
   const auth = new Authenticator({
-    users: new TestDirectory(), dummyHash: await cheapDummyHash(), kdfConcurrency: 2, kdfQueue: 3, verify: verifier.verify,
+    users: new TestDirectory(),
+    dummyHash: await cheapDummyHash(),
+    kdfConcurrency: 2,
+    kdfQueue: 3,
+    verify: verifier.verify,
   })
   const settled: AuthResult[] = []
   const requests = Array.from({ length: 10 }, (_, i) =>
     auth.authenticate([basic(`flood-${i}:x`)], `10.0.0.${i}`, 'payments').then((result) => {
       settled.push(result)
       return result
-    }))
+    }),
+  )
   await tick()
   assert.equal(verifier.active, 2)
   assert.equal(settled.length, 5)
-  assert.deepEqual(settled, Array.from({ length: 5 }, () => ({ ok: false, retryAfterSeconds: 1 })))
+  assert.deepEqual(
+    settled,
+    Array.from({ length: 5 }, () => ({ ok: false, retryAfterSeconds: 1 })),
+  )
 
   while (verifier.finishNext()) await tick()
   const results = await Promise.all(requests)
@@ -75,15 +85,24 @@ test('KdfGate: a freed slot goes to the queued task, so a newcomer cannot exceed
   let running = 0
   let peak = 0
   const order: string[] = []
-  const task = (name: string, hold: Promise<void> = Promise.resolve()) => async (): Promise<void> => {
-    running += 1
-    peak = Math.max(peak, running)
-    await hold
-    order.push(name)
-    running -= 1
-  }
+  const task =
+    (name: string, hold: Promise<void> = Promise.resolve()) =>
+    async (): Promise<void> => {
+      running += 1
+      peak = Math.max(peak, running)
+      await hold
+      order.push(name)
+      running -= 1
+    }
   let finishFirst = (): void => {}
-  const first = gate.run(task('first', new Promise((resolve) => { finishFirst = resolve })))
+  const first = gate.run(
+    task(
+      'first',
+      new Promise((resolve) => {
+        finishFirst = resolve
+      }),
+    ),
+  )
   const queued = gate.run(task('queued'))
   assert.equal(gate.run(task('refused')), undefined)
   finishFirst()

@@ -46,9 +46,9 @@ test('verifyPassword: malformed stored strings → false', async () => {
     `scrypt$010$8$1$${salt}$${key}`,
     `scrypt$10$8$1$${salt}$not-base64!`,
     `scrypt$10$8$1$$${key}`,
-    `scrypt$10$8$1$${salt}$AAAA`,        // 3-byte key: too short to mean anything
-    `scrypt$25$8$1$${salt}$${key}`,      // cost beyond the accepted bound
-    `scrypt$22$32$1$${salt}$${key}`,     // needs more memory than maxmem: scrypt refuses
+    `scrypt$10$8$1$${salt}$AAAA`, // 3-byte key: too short to mean anything
+    `scrypt$25$8$1$${salt}$${key}`, // cost beyond the accepted bound
+    `scrypt$22$32$1$${salt}$${key}`, // needs more memory than maxmem: scrypt refuses
   ]
   for (const stored of malformed) assert.equal(await verifyPassword('secret', stored), false, stored)
   assert.equal(await verifyPassword('secret', good), true)

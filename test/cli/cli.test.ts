@@ -84,7 +84,7 @@ describe('docgate CLI', () => {
     assert.match(r.stderr, /^docgate: unknown method\(s\) nothing; known: /)
   })
 
-  it('serve fails fast with one line when the store does not exist, in sync\'s words (store missing)', () => {
+  it("serve fails fast with one line when the store does not exist, in sync's words (store missing)", () => {
     const r = docgate(['serve', '--db', join(dir, 'missing.db'), '--port', '0'])
     assert.equal(r.status, 1)
     assert.match(r.stderr, /^docgate: store missing: .*missing\.db\n$/)

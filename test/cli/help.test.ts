@@ -10,7 +10,13 @@ import { COMMANDS } from '../../src/cli/commands.js'
 import { version } from '../../src/version.js'
 import { ROOT } from '../support/serve-process.js'
 
-const docgate = (...args: string[]) => spawnSync(process.execPath, ['bin/docgate.js', ...args], { cwd: ROOT, encoding: 'utf8', input: '', env: { ...process.env, DOCGATE_DB: '' } })
+const docgate = (...args: string[]) =>
+  spawnSync(process.execPath, ['bin/docgate.js', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    input: '',
+    env: { ...process.env, DOCGATE_DB: '' },
+  })
 
 /** The commands and options of cli.md's table and sync.md §2. */
 const CONTRACT: Record<string, string[]> = {
@@ -20,7 +26,19 @@ const CONTRACT: Record<string, string[]> = {
   'users add': ['NAME', '--db DB', '--methods LIST', '--password-stdin'],
   'users revoke': ['NAME', '--db DB'],
   'users list': ['--db DB'],
-  sync: ['--source URL', '--user NAME', '--password-stdin', '--map FILE', '--db DB', '--once', '--every SECONDS', '--full', '--scan-all', '--check', '--status'],
+  sync: [
+    '--source URL',
+    '--user NAME',
+    '--password-stdin',
+    '--map FILE',
+    '--db DB',
+    '--once',
+    '--every SECONDS',
+    '--full',
+    '--scan-all',
+    '--check',
+    '--status',
+  ],
 }
 
 /** A usage error: exit 2, the problem on the first line of standard error, then the synopsis. */
@@ -40,7 +58,9 @@ describe('docgate help and usage errors', () => {
       assert.equal(r.status, 0, `${command}: ${r.stderr}`)
       assert.ok(r.stdout.startsWith(`usage: docgate ${command} `), r.stdout)
       for (const option of options) {
-        const listed = option.startsWith('--') ? new RegExp(`^  ${option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +\\S`, 'm') : new RegExp(`^usage: docgate ${command} .*${option.replaceAll('.', '\\.')}`)
+        const listed = option.startsWith('--')
+          ? new RegExp(`^  ${option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +\\S`, 'm')
+          : new RegExp(`^usage: docgate ${command} .*${option.replaceAll('.', '\\.')}`)
         assert.match(r.stdout, listed, `${command} --help does not explain ${option}`)
       }
     }
@@ -50,7 +70,8 @@ describe('docgate help and usage errors', () => {
     for (const command of COMMANDS) {
       const help = docgate(...command.name.split(' '), '--help').stdout
       for (const o of command.options) assert.match(help, new RegExp(`^  --${o.name}\\b.*\\S`, 'm'), `${command.name}: --${o.name}`)
-      for (const o of command.options.filter((x) => x.default)) assert.ok(help.replace(/\s+/g, ' ').includes(`(default: ${o.default})`), `${command.name}: default of --${o.name}`)
+      for (const o of command.options.filter((x) => x.default))
+        assert.ok(help.replace(/\s+/g, ' ').includes(`(default: ${o.default})`), `${command.name}: default of --${o.name}`)
       assert.equal(docgate(...command.name.split(' '), '-h').stdout, help)
       assert.equal(docgate('help', ...command.name.split(' ')).stdout, help)
     }

@@ -16,7 +16,11 @@ import { ROOT } from '../support/serve-process.js'
 /** Runs `node <args>` to its end: exit code, standard error, seconds taken. */
 async function exits(args: string[], env: Record<string, string> = {}): Promise<{ code: unknown; err: string; seconds: number }> {
   const started = performance.now()
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn', ...env } })
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn', ...env },
+  })
   let err = ''
   child.stderr.on('data', (c: Buffer) => (err += c.toString()))
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)

@@ -74,11 +74,16 @@ describe('docgate serve --admin-port', () => {
       const [, url] = await server.until(/^listening on (http:\/\/127\.0\.0\.1:\d+)$/m)
       const [, admin] = await server.until(/^admin \(live, ready, metrics\) on (http:\/\/127\.0\.0\.1:\d+)$/m)
       const bodies: string[] = []
-      for (let i = 0; i < 3; i++) bodies.push(await (await fetch(`${url}/main/hs/warehouses/get?code=1`, { headers: basic('оператор', 'пароль') })).text())
+      for (let i = 0; i < 3; i++)
+        bodies.push(await (await fetch(`${url}/main/hs/warehouses/get?code=1`, { headers: basic('оператор', 'пароль') })).text())
       assert.deepEqual(new Set(bodies).size, 1)
       const families = parsePrometheusTextFormat(await (await fetch(`${admin}/metrics`)).text())
       const value = (name: string) => families.find((f) => f.name === name)?.metrics[0]?.value
-      const seen = [value('docgate_answer_cache_hits_total'), value('docgate_answer_cache_misses_total'), value('docgate_answer_cache_bytes')]
+      const seen = [
+        value('docgate_answer_cache_hits_total'),
+        value('docgate_answer_cache_misses_total'),
+        value('docgate_answer_cache_bytes'),
+      ]
       server.child.kill('SIGTERM')
       assert.deepEqual(await server.exited, [0, null])
       return { seen, bytes: Buffer.byteLength(bodies[0]!) }

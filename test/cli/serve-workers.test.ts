@@ -40,7 +40,15 @@ describe('docgate serve --workers', () => {
     const res = await fetch(`${url}/main/hs/warehouses/get?name=ск`, { headers: { ...AUTH, 'x-request-id': 'pooled-1' } })
     assert.equal(res.status, 200)
     const body = (await res.json()) as { data: { Код: string }[] }
-    assert.deepEqual(body.data.map((w) => w.Код).sort(), ['000000001', '000000002', '000000010', '000000011', '000000012', '00_%\\1', 'A-1'])
+    assert.deepEqual(body.data.map((w) => w.Код).sort(), [
+      '000000001',
+      '000000002',
+      '000000010',
+      '000000011',
+      '000000012',
+      '00_%\\1',
+      'A-1',
+    ])
     const [line] = await server.until(/^\{.*"reqId":"pooled-1".*\}$/m)
     assert.deepEqual([JSON.parse(line).status, JSON.parse(line).rows], [200, 7])
     assert.deepEqual(await metric(admin!, 'docgate_http_response_rows_total'), [{ labels: { service: 'warehouses' }, value: '7' }])
@@ -55,7 +63,10 @@ describe('docgate serve --workers', () => {
     const [, url] = await server.until(LISTENING)
     const res = await fetch(`${url}/main/hs/warehouses/get?code=A-1`, { headers: AUTH })
     assert.equal(res.status, 200)
-    assert.deepEqual(((await res.json()) as { data: { Наименование: string }[] }).data.map((w) => w.Наименование), ['Ёлочный склад'])
+    assert.deepEqual(
+      ((await res.json()) as { data: { Наименование: string }[] }).data.map((w) => w.Наименование),
+      ['Ёлочный склад'],
+    )
     server.child.kill('SIGTERM')
     assert.deepEqual(await server.exited, [0, null])
   })

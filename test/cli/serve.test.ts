@@ -53,7 +53,11 @@ describe('docgate serve', () => {
     assert.equal((await fetch(`${url}/main/hs/health`, { headers: basic('оператор', 'пароль') })).status, 200)
     server.child.kill('SIGTERM')
     assert.equal((await server.exited)[0], 0)
-    const lines = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>)
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
     const access = lines.find((l) => l.service === 'health' && l.status === 200)
     const stopping = lines.find((l) => l.msg === 'stopping: finishing in-flight requests')
     assert.ok(access && stopping, server.output())
@@ -72,7 +76,10 @@ describe('docgate serve', () => {
 
     const { code, line } = await refusal(['--db', db, '--port', '0'])
     assert.equal(code, 1)
-    assert.equal(line, `docgate: the store predates its stored forms (api_payments); run \`docgate users list --db ${db}\` (any writing command) once to bring it up to date`)
+    assert.equal(
+      line,
+      `docgate: the store predates its stored forms (api_payments); run \`docgate users list --db ${db}\` (any writing command) once to bring it up to date`,
+    )
 
     // Any writing command migrates it; then it serves.
     await (await openWritable(db)).close()

@@ -34,8 +34,10 @@ describe('docs/api.md', () => {
         assert.ok(section.includes(`| \`${p.name}\` |`), `${e.service}: parameter ${p.name}`)
         for (const alias of p.aliases ?? []) assert.ok(section.includes(`\`${alias}\``), `${e.service}: alias ${alias}`)
       }
-      for (const field of Object.keys(e.response.short.properties ?? {})) assert.ok(section.includes(`| ${field} |`), `${e.service}: field ${field}`)
-      for (const field of Object.keys(e.response.full?.properties ?? {})) assert.ok(section.includes(`| ${field} |`), `${e.service}: full field ${field}`)
+      for (const field of Object.keys(e.response.short.properties ?? {}))
+        assert.ok(section.includes(`| ${field} |`), `${e.service}: field ${field}`)
+      for (const field of Object.keys(e.response.full?.properties ?? {}))
+        assert.ok(section.includes(`| ${field} |`), `${e.service}: full field ${field}`)
       assert.ok(section.includes(`curl -u demo:demo`), `${e.service}: example request`)
     }
     assert.ok(rendered.includes('\n## health\n'))

@@ -45,7 +45,17 @@ const external = (target: string) => /^[a-z][a-z0-9+.-]*:/i.test(target)
 
 describe('links in README.md and docs/', () => {
   it('finds the documents', () => {
-    for (const name of ['api.md', 'cli.md', 'import-format.md', 'sync.md', 'decisions.md', 'benchmarks.md', 'perf/designs.md', 'perf/history.md']) assert.ok(files.includes(`docs/${name}`), name)
+    for (const name of [
+      'api.md',
+      'cli.md',
+      'import-format.md',
+      'sync.md',
+      'decisions.md',
+      'benchmarks.md',
+      'perf/designs.md',
+      'perf/history.md',
+    ])
+      assert.ok(files.includes(`docs/${name}`), name)
   })
 
   for (const file of files) {
@@ -77,7 +87,10 @@ describe('links in README.md and docs/', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8')
     assert.ok(!linksOf(readme).some((l) => l.startsWith('../')), 'a README link starts with ../')
     for (const doc of ['docs/api.md', 'docs/cli.md', 'docs/import-format.md', 'docs/sync.md', 'docs/decisions.md']) {
-      assert.ok(linksOf(readme).some((l) => l.split('#')[0] === doc), `README.md does not link to ${doc}`)
+      assert.ok(
+        linksOf(readme).some((l) => l.split('#')[0] === doc),
+        `README.md does not link to ${doc}`,
+      )
     }
   })
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { cashDesk, catalogItem, cashflowsFixture, recordSet } from '../fixtures/cashflows.js'
-import { BACKENDS, importFixture, startApp } from '../support/app.js'
+import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 
 // The server's "today" is 15.03.2026.
@@ -18,7 +18,15 @@ interface Account {
   readonly closed: boolean
 }
 
-const account = (org: string, name: string, kind: string, bank: string, accountKind: string, currency: string, closed: boolean): Account => ({
+const account = (
+  org: string,
+  name: string,
+  kind: string,
+  bank: string,
+  accountKind: string,
+  currency: string,
+  closed: boolean,
+): Account => ({
   org,
   name,
   kind,
@@ -119,12 +127,22 @@ for (const backend of BACKENDS) {
     it('balances carry across month and year boundaries', async () => {
       const april = ['01.04.2026', '30.04.2026'] as const
       assert.deepEqual(await get('from=01.04.2026&to=30.04.2026'), {
-        data: [row(A_USD, april, [500, 0, 0, 500]), row(A_CASH, april, [1999.9, 0, 0, 1999.9]), row(A_SBER, april, [73000.25, 7777, 0, 80777.25]), row(B_CASH, april, [1500, 0, 0, 1500])],
+        data: [
+          row(A_USD, april, [500, 0, 0, 500]),
+          row(A_CASH, april, [1999.9, 0, 0, 1999.9]),
+          row(A_SBER, april, [73000.25, 7777, 0, 80777.25]),
+          row(B_CASH, april, [1500, 0, 0, 1500]),
+        ],
         errors: [],
       })
       const y2027 = ['01.01.2027', '31.12.2027'] as const
       assert.deepEqual(await get('from=2027-01-01&to=31-12-2027'), {
-        data: [row(A_USD, y2027, [500, 0, 0, 500]), row(A_CASH, y2027, [1999.9, 0, 0, 1999.9]), row(A_SBER, y2027, [80777.25, 0, 0, 80777.25]), row(B_CASH, y2027, [1500, 0, 0, 1500])],
+        data: [
+          row(A_USD, y2027, [500, 0, 0, 500]),
+          row(A_CASH, y2027, [1999.9, 0, 0, 1999.9]),
+          row(A_SBER, y2027, [80777.25, 0, 0, 80777.25]),
+          row(B_CASH, y2027, [1500, 0, 0, 1500]),
+        ],
         errors: [],
       })
     })
@@ -195,7 +213,8 @@ for (const backend of BACKENDS) {
     })
 
     it('an invalid date is reported and treated as not given', async () => {
-      const bad = (p: string, v: string) => `Неверный формат даты в параметре ${p}: "${v}" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)`
+      const bad = (p: string, v: string) =>
+        `Неверный формат даты в параметре ${p}: "${v}" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)`
       const all = ['01.01.0001', '15.03.2026'] as const
       assert.deepEqual(await get('from=32.01.2026&org=' + encodeURIComponent('Бета')), {
         data: [row(B_CASH, all, [0, 1500, 0, 1500]), row(B_IDLE, all, [0, 400, 400, 0]), row(B_SBER, all, [0, 20000, 0, 20000])],
@@ -259,13 +278,20 @@ for (const backend of BACKENDS) {
     })
 
     it('totals=true adds the totals row of the rows left after the post-filters', async () => {
-      assert.deepEqual(await march('totals=true'), { data: [...MARCH_ROWS, totalsRow(MARCH, [92000, 8000.5, 23000.35, 77000.15])], errors: [] })
+      assert.deepEqual(await march('totals=true'), {
+        data: [...MARCH_ROWS, totalsRow(MARCH, [92000, 8000.5, 23000.35, 77000.15])],
+        errors: [],
+      })
       assert.deepEqual(await march(`totals=1&org=${encodeURIComponent('альфа')}`), {
         data: [M_USD, M_A_CASH, M_A_SBER, totalsRow(MARCH, [70500, 8000.5, 3000.35, 75500.15])],
         errors: [],
       })
       assert.deepEqual(await march('totals=true&mgmt=true&kind=' + encodeURIComponent('Наличные')), {
-        data: [row(A_CASH, MARCH, [0, 3000, 1000, 2000], true), row(B_CASH, MARCH, [1500, 0, 0, 1500], true), totalsRow(MARCH, [1500, 3000, 1000, 3500], true)],
+        data: [
+          row(A_CASH, MARCH, [0, 3000, 1000, 2000], true),
+          row(B_CASH, MARCH, [1500, 0, 0, 1500], true),
+          totalsRow(MARCH, [1500, 3000, 1000, 3500], true),
+        ],
         errors: [],
       })
       assert.deepEqual(await march('totals=false'), { data: MARCH_ROWS, errors: [] })
@@ -291,7 +317,13 @@ for (const backend of BACKENDS) {
       ])
       assert.equal(report.ok, true)
       assert.deepEqual(await march('totals=true'), {
-        data: [row(A_CASH, MARCH, [0, 3050, 1000.1, 2049.9]), row(A_SBER, MARCH, [70000, 5000.5, 1000, 74000.5]), M_B_CASH, M_B_SBER, totalsRow(MARCH, [91500, 8050.5, 22000.1, 77550.4])],
+        data: [
+          row(A_CASH, MARCH, [0, 3050, 1000.1, 2049.9]),
+          row(A_SBER, MARCH, [70000, 5000.5, 1000, 74000.5]),
+          M_B_CASH,
+          M_B_SBER,
+          totalsRow(MARCH, [91500, 8050.5, 22000.1, 77550.4]),
+        ],
         errors: [],
       })
     })
@@ -308,7 +340,12 @@ for (const backend of BACKENDS) {
           cashDesk('cd-b', 'Касса Бета', 'org-b', 'cur-rub', false),
         ])
         assert.equal(report.ok, true)
-        const a = (x: Account) => ({ ...x, org: 'ЯЯ Альфа', currency: x.currency === 'руб.' ? 'RUB' : x.currency, bank: x.bank === 'ПАО Сбербанк' ? 'Сбербанк' : x.bank })
+        const a = (x: Account) => ({
+          ...x,
+          org: 'ЯЯ Альфа',
+          currency: x.currency === 'руб.' ? 'RUB' : x.currency,
+          bank: x.bank === 'ПАО Сбербанк' ? 'Сбербанк' : x.bank,
+        })
         const b = (x: Account) => ({ ...x, currency: 'RUB', bank: x.bank === 'ПАО Сбербанк' ? 'Сбербанк' : x.bank })
         assert.deepEqual((await app.api(`/main/hs/cashflows/get?${MARCH_Q}`)).json, {
           data: [

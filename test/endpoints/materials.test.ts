@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { element, group, materialsFixture } from '../fixtures/materials.js'
-import { BACKENDS, importFixture, startApp } from '../support/app.js'
+import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 
 const node = (Код: string, Наименование: string, Дети: unknown[]) => ({ Код, Наименование, ЭтоГруппа: true, Дети })
@@ -32,12 +32,7 @@ const thin = (...kids: unknown[]) => node('Г-03', 'Тонкостенные', k
 const sheets = (...kids: unknown[]) => node('Г-04', 'Листы', kids)
 const services = (...kids: unknown[]) => node('Г-05', 'Услуги', kids)
 
-const WHOLE = [
-  metal(sheets(SHEET), pipes(thin(PIPE20), PIPE108, PIPE57), REBAR),
-  services(DELIVERY, CUTTING),
-  BOLT,
-  NUT,
-]
+const WHOLE = [metal(sheets(SHEET), pipes(thin(PIPE20), PIPE108, PIPE57), REBAR), services(DELIVERY, CUTTING), BOLT, NUT]
 const NOT_SERVICES = [metal(sheets(SHEET), pipes(thin(PIPE20), PIPE108, PIPE57), REBAR), BOLT, NUT]
 
 for (const backend of BACKENDS) {
@@ -79,7 +74,8 @@ for (const backend of BACKENDS) {
 
     it('elements marked for deletion are left out, and so are groups that hold only them', async () => {
       const json = JSON.stringify(await get(''))
-      for (const name of ['Труба старая', 'Списанный лист', 'Удаленный товар', 'Архив', 'Пустая группа']) assert.ok(!json.includes(name), name)
+      for (const name of ['Труба старая', 'Списанный лист', 'Удаленный товар', 'Архив', 'Пустая группа'])
+        assert.ok(!json.includes(name), name)
     })
 
     it('a group marked for deletion still carries its live elements', async () => {
@@ -163,7 +159,10 @@ for (const backend of BACKENDS) {
       try {
         const blank = (Код: string, Наименование: string) => item(Код, Наименование, '', false, '', '', '', '')
         assert.deepEqual((await app.api('/main/hs/materials/get')).json, {
-          data: [node('A', 'Альфа', [node('B', 'Бета', [blank('Y', 'Игрек')]), blank('X', 'Икс')]), node('S', 'Сам себе родитель', [blank('Z', 'Зет')])],
+          data: [
+            node('A', 'Альфа', [node('B', 'Бета', [blank('Y', 'Игрек')]), blank('X', 'Икс')]),
+            node('S', 'Сам себе родитель', [blank('Z', 'Зет')]),
+          ],
           errors: [],
         })
       } finally {

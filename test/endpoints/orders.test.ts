@@ -61,7 +61,15 @@ const ЗК3 = {
   ДатаОтгрузки: '',
 }
 // The counterparty has no tax id.
-const ЗК4 = { ...ЗК3, Номер: 'ЗК-0004', Дата: '20.05.2024', Контрагент: 'Иванов ИП', Организация: 'ООО Альфа', Сумма: 120.5, Проведен: true }
+const ЗК4 = {
+  ...ЗК3,
+  Номер: 'ЗК-0004',
+  Дата: '20.05.2024',
+  Контрагент: 'Иванов ИП',
+  Организация: 'ООО Альфа',
+  Сумма: 120.5,
+  Проведен: true,
+}
 const ALL = [ЗК2, ЗК1, ЗК4, ЗК3]
 
 const row = (Номенклатура: string, Количество: number, ПлановаяСебестоимость: number, extra: Record<string, unknown> = {}) => ({
@@ -133,7 +141,9 @@ for (const backend of BACKENDS) {
       await expect('from=16.05.2024&to=01.06.2024', [ЗК2, ЗК1, ЗК4])
       await expect('date=2024-05-15', [ЗК3])
       await expect('from=15.05.2024', ALL, [])
-      await expect('date=15.5.2024', ALL, ['Неверный формат даты в параметре date: "15.5.2024" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)'])
+      await expect('date=15.5.2024', ALL, [
+        'Неверный формат даты в параметре date: "15.5.2024" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)',
+      ])
     })
     it('code, summ and approved select in the database', async () => {
       await expect('code=К-0004', [ЗК4])
@@ -172,7 +182,8 @@ for (const backend of BACKENDS) {
   describe(`${backend}: orders, Товары that cannot be read`, () => {
     let app: TestApp
     before(async () => {
-      const broken = (text: string, params: readonly unknown[]) => text.includes('FROM doc_customer_orders_goods') && params.includes(uuid('зк-1'))
+      const broken = (text: string, params: readonly unknown[]) =>
+        text.includes('FROM doc_customer_orders_goods') && params.includes(uuid('зк-1'))
       app = await startApp(documentsFixture, { backend, wrapImport: failingReads(broken) })
     })
     after(() => app.close())
@@ -200,7 +211,9 @@ for (const backend of BACKENDS) {
     it('are one query for the goods and two per level of specifications at import, each specification read once; serving reads none', async () => {
       // The planned-cost reads: the goods with their main specifications, heads (costs) and materials.
       const plannedCost = (r: LoggedRead) =>
-        !r.text.includes('_affected') && /FROM (doc_customer_orders_goods|cat_specifications|cat_specifications_materials) /.test(r.text) && /main_spec|cost_works/.test(r.text)
+        !r.text.includes('_affected') &&
+        /FROM (doc_customer_orders_goods|cat_specifications|cat_specifications_materials) /.test(r.text) &&
+        /main_spec|cost_works/.test(r.text)
       const reads = log.filter(plannedCost).map((r) => [/FROM (\w+)/.exec(r.text)![1], r.params.map((p) => label.get(p) ?? p).join(' ')])
       // Refs in the order met (orders by ref at import); a list is padded to a power of two with its last ref.
       const level0 = 'спец-x спец-y спец-а спец-б спец-нет спец-в спец-в спец-в'

@@ -155,7 +155,9 @@ for (const backend of BACKENDS) {
       await expect('to=31.03.2024', ALL, [])
     })
     it('an invalid date is an errors entry, status 200', () =>
-      expect('date=31.02.2024', ALL, ['Неверный формат даты в параметре date: "31.02.2024" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)']))
+      expect('date=31.02.2024', ALL, [
+        'Неверный формат даты в параметре date: "31.02.2024" (ожидается ДД.ММ.ГГГГ, ГГГГ-ММ-ДД или ДД-ММ-ГГГГ)',
+      ]))
     it('code is a case-insensitive substring of the number', async () => {
       await expect('code=0001', [ЗР1])
       await expect('code=зр-000', ALL)
@@ -214,7 +216,10 @@ for (const backend of BACKENDS) {
 
     it('becomes an errors entry; the other documents stay in data', async () => {
       const res = await app.api(`${URL}?full=true`)
-      assert.deepEqual(res.json, { data: ALL_FULL.filter((d) => d !== ЗР1_FULL), errors: [`payments: документ ${uuid('зр-1')}: ${READ_FAILURE}`] })
+      assert.deepEqual(res.json, {
+        data: ALL_FULL.filter((d) => d !== ЗР1_FULL),
+        errors: [`payments: документ ${uuid('зр-1')}: ${READ_FAILURE}`],
+      })
     })
   })
 
@@ -250,7 +255,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(res.json.data[0].Вложения, { Есть: true, Количество: 1 })
       assert.deepEqual(res.json.data[0].СвязанныеДокументы.ДокументыРасчетовСКонтрагентом, { Есть: true, Количество: 2 })
       // ПИ-0001's record set was replaced: it now records only ЗР-0004, so ЗР-0001 has two payment documents left.
-      assert.deepEqual((await app.api(`${URL}?code=0001`)).json.data[0].СвязанныеДокументы.ДокументыРасчетовСКонтрагентом, { Есть: true, Количество: 2 })
+      assert.deepEqual((await app.api(`${URL}?code=0001`)).json.data[0].СвязанныеДокументы.ДокументыРасчетовСКонтрагентом, {
+        Есть: true,
+        Количество: 2,
+      })
       assert.equal((await app.api(`${URL}?code=0002`)).json.data[0].Получатель, 'Иванов Иван ИП')
     })
 

@@ -146,7 +146,8 @@ for (const backend of BACKENDS) {
       await expect('warehouse=не указан', [ПТ2, ПТ4])
       await expect('responsible=сидорова', [ПТ3])
     })
-    it('filters combine: the database selection, then the post-filters', () => expect('approved=1&contractor=а&from=01.01.2024&to=31.12.2024', [ПТ1, ПТ3]))
+    it('filters combine: the database selection, then the post-filters', () =>
+      expect('approved=1&contractor=а&from=01.01.2024&to=31.12.2024', [ПТ1, ПТ3]))
 
     it('full=true adds Товары and Услуги and prints Сделка and Вложения in full', () => expect('full=true', ALL_FULL))
     for (const key of ['full', 'FULL', 'Full']) {
@@ -165,7 +166,10 @@ for (const backend of BACKENDS) {
 
     it('is an errors entry for that document; the others stay in data', async () => {
       const res = await app.api(`${URL}?full=true`)
-      assert.deepEqual(res.json, { data: [fullOf(ПТ2), fullOf(ПТ3), fullOf(ПТ4)], errors: [`receipts: документ ${uuid('пт-1')}: ${READ_FAILURE}`] })
+      assert.deepEqual(res.json, {
+        data: [fullOf(ПТ2), fullOf(ПТ3), fullOf(ПТ4)],
+        errors: [`receipts: документ ${uuid('пт-1')}: ${READ_FAILURE}`],
+      })
     })
     it('does not touch the short form', async () => {
       assert.deepEqual((await app.api(URL)).json, { data: ALL, errors: [] })

@@ -152,7 +152,10 @@ for (const backend of BACKENDS) {
 
     it('are an errors entry for that order; the others stay in data', async () => {
       const res = await app.api(`${URL}?full=full`)
-      assert.deepEqual(res.json, { data: ALL_FULL.filter((d) => d !== ЗП1_FULL), errors: [`sorders: документ ${uuid('зп-1')}: ${READ_FAILURE}`] })
+      assert.deepEqual(res.json, {
+        data: ALL_FULL.filter((d) => d !== ЗП1_FULL),
+        errors: [`sorders: документ ${uuid('зп-1')}: ${READ_FAILURE}`],
+      })
     })
   })
 }

@@ -18,7 +18,13 @@ const codes = async (app: TestApp, query: string): Promise<string[]> => {
   return answer.data.map((s: { Код: string }) => s.Код)
 }
 const q = encodeURIComponent
-const row = (item: string, Количество: number) => ({ Номенклатура: uuid(item), Количество, ЕдиницаИзмерения: uuid('unit-pcs'), Цена: 10, Сумма: Количество * 10 })
+const row = (item: string, Количество: number) => ({
+  Номенклатура: uuid(item),
+  Количество,
+  ЕдиницаИзмерения: uuid('unit-pcs'),
+  Цена: 10,
+  Сумма: Количество * 10,
+})
 
 for (const backend of BACKENDS) {
   describe(`specifications: the index of material texts (${backend})`, () => {
@@ -47,16 +53,40 @@ for (const backend of BACKENDS) {
     it('follows an import that changes a materials row, and one that renames its item', async () => {
       // С-002's cable row becomes a bolt row; С-010 gets a cable row beside its sheet.
       const report = await app.importMore([
-        { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-shield'), Код: 'С-002', Наименование: 'Щит распределительный', ЭтоГруппа: false, Материалы: [row('n-bolt', 3)] },
-        { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-support-2'), Код: 'С-010', Наименование: 'Опора', ЭтоГруппа: false, Материалы: [row('n-sheet', 2), row('n-cable', 7)] },
+        {
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid('sp-shield'),
+          Код: 'С-002',
+          Наименование: 'Щит распределительный',
+          ЭтоГруппа: false,
+          Материалы: [row('n-bolt', 3)],
+        },
+        {
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid('sp-support-2'),
+          Код: 'С-010',
+          Наименование: 'Опора',
+          ЭтоГруппа: false,
+          Материалы: [row('n-sheet', 2), row('n-cable', 7)],
+        },
       ])
       assert.equal(report.ok, true)
       assert.deepEqual(await specsWithMaterial(app.sql, 'кабель'), refs('sp-support-2'))
-      assert.deepEqual(await specsWithMaterial(app.sql, 'болт'), refs('sp-bracket', 'sp-truss', 'sp-trestle', 'sp-archive', 'sp-beam', 'sp-shield'))
+      assert.deepEqual(
+        await specsWithMaterial(app.sql, 'болт'),
+        refs('sp-bracket', 'sp-truss', 'sp-trestle', 'sp-archive', 'sp-beam', 'sp-shield'),
+      )
       assert.deepEqual(await codes(app, `material=${q('кабель')}`), ['С-010'])
       // The pipe is renamed: С-001's row now holds "кабель" though the specification is unchanged.
       const renamed = await app.importMore([
-        { type: 'Справочник.Номенклатура', ref: uuid('n-pipe'), Код: 'М-0001', Наименование: 'Кабель-канал 57', ЭтоГруппа: false, ЕдиницаИзмерения: uuid('unit-m') },
+        {
+          type: 'Справочник.Номенклатура',
+          ref: uuid('n-pipe'),
+          Код: 'М-0001',
+          Наименование: 'Кабель-канал 57',
+          ЭтоГруппа: false,
+          ЕдиницаИзмерения: uuid('unit-m'),
+        },
       ])
       assert.equal(renamed.ok, true)
       assert.deepEqual(await specsWithMaterial(app.sql, 'кабель'), refs('sp-frame', 'sp-support-2'))

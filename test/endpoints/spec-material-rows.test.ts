@@ -33,7 +33,8 @@ const m = (Код: string, Материал: string, Количество: numbe
   Сумма,
   НоменклатурнаяГруппа,
 })
-const shield = (row: unknown) => spec('С-002', 'Щит распределительный', [row], 600, { ДатаУтверждения: '01.11.2025', ДатаПоставки: '31.12.2025' })
+const shield = (row: unknown) =>
+  spec('С-002', 'Щит распределительный', [row], 600, { ДатаУтверждения: '01.11.2025', ДатаПоставки: '31.12.2025' })
 const frame = (rows: unknown[], total: number) =>
   spec('С-001', 'Рама сварная 2/1', rows, total, {
     ДатаУтверждения: '15.01.2026',
@@ -65,7 +66,14 @@ for (const backend of BACKENDS) {
       // Three shares of 0.004: rounded each they would print 0, summed first they print 0.01.
       const row = { Номенклатура: uuid('n-bolt'), Количество: 1, ЕдиницаИзмерения: uuid('unit-pcs'), Цена: 0.004, Сумма: 0 }
       const report = await app.importMore([
-        { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-tiny'), Код: 'С-011', Наименование: 'Мелочь', ЭтоГруппа: false, Материалы: [row, row, row] },
+        {
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid('sp-tiny'),
+          Код: 'С-011',
+          Наименование: 'Мелочь',
+          ЭтоГруппа: false,
+          Материалы: [row, row, row],
+        },
       ])
       assert.equal(report.ok, true)
     })
@@ -90,7 +98,7 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await get(app, `?full=1&material=${q('3,5,м')}`), { data: [], errors: [] })
     })
 
-    it("a renamed item prints its new name in the row after re-import", async () => {
+    it('a renamed item prints its new name in the row after re-import', async () => {
       assert.equal((await app.importMore([item('Провод ПВС 3х2,5')])).ok, true)
       assert.deepEqual(await get(app, `?material=${q('провод')}`), {
         data: [shield(m('Э-0001', 'Провод ПВС 3х2,5', 3, 'м', 200, 600, 'Электротехника'))],
@@ -99,8 +107,10 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await get(app, `?material=${q('кабель')}`), { data: [], errors: [] })
     })
 
-    it("a renamed nomenclature group prints its new name in the row after re-import", async () => {
-      const report = await app.importMore([{ type: 'Справочник.НоменклатурныеГруппы', ref: uuid('ng-elec'), Код: 'ng-elec', Наименование: 'Электрика' }])
+    it('a renamed nomenclature group prints its new name in the row after re-import', async () => {
+      const report = await app.importMore([
+        { type: 'Справочник.НоменклатурныеГруппы', ref: uuid('ng-elec'), Код: 'ng-elec', Наименование: 'Электрика' },
+      ])
       assert.equal(report.ok, true)
       const expected = { data: [shield(m('Э-0001', 'Провод ПВС 3х2,5', 3, 'м', 200, 600, 'Электрика'))], errors: [] }
       assert.deepEqual(await get(app, `?material=${q('провод')}`), expected)
@@ -109,7 +119,9 @@ for (const backend of BACKENDS) {
     })
 
     it("a unit's new presentation is printed in the row after re-import", async () => {
-      const report = await app.importMore([{ type: 'Справочник.ЕдиницыИзмерения', ref: uuid('unit-m'), Код: 'unit-m', Наименование: 'метр' }])
+      const report = await app.importMore([
+        { type: 'Справочник.ЕдиницыИзмерения', ref: uuid('unit-m'), Код: 'unit-m', Наименование: 'метр' },
+      ])
       assert.equal(report.ok, true)
       assert.deepEqual(await get(app, `?material=${q('провод')}`), {
         data: [shield(m('Э-0001', 'Провод ПВС 3х2,5', 3, 'метр', 200, 600, 'Электрика'))],

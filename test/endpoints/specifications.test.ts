@@ -65,7 +65,11 @@ const withRows = (s: Record<string, unknown>, Материалы: unknown[], С�
 // Σ: 1505 (Сумма) + 2.5 × 300 (Сумма is 0) = 2255.
 const FRAME_FULL = withRows(FRAME, [PIPE, PAINT], 2255)
 // A dangling item prints as ""; 1 × 2 + 0.1 + 0.2 is 2.3 after rounding.
-const BEAM_FULL = withRows(BEAM, [m('', '', 1, 'шт', 2, 0), m('М-0004', 'Болт М12', 1, 'шт', 0, 0.1), m('М-0004', 'Болт М12', 1, 'шт', 0, 0.2)], 2.3)
+const BEAM_FULL = withRows(
+  BEAM,
+  [m('', '', 1, 'шт', 2, 0), m('М-0004', 'Болт М12', 1, 'шт', 0, 0.1), m('М-0004', 'Болт М12', 1, 'шт', 0, 0.2)],
+  2.3,
+)
 const SHIELD_FULL = withRows(SHIELD, [m('Э-0001', 'Кабель ВВГ 3х2,5', 3, 'м', 200, 600, 'Электротехника')], 600)
 const SHEET_TRUSS = m('М-0002', 'Лист стальной 2 мм', 4, 'кг', 50, 200, 'Металлопрокат')
 const SHEET_SUPPORT2 = m('М-0002', 'Лист стальной 2 мм', 2, 'кг', 50, 0, 'Металлопрокат')
@@ -192,9 +196,15 @@ for (const backend of BACKENDS) {
 
     it('an invalid year is ignored with an errors entry; an invalid month widens to the year with one', async () => {
       for (const y of ['abc', '202', '0000', '2026.5']) {
-        assert.deepEqual(await get(app, `?year=${y}`), { data: ALL, errors: [`Неверный год в параметре year: "${y}" (ожидается ГГ или ГГГГ)`] })
+        assert.deepEqual(await get(app, `?year=${y}`), {
+          data: ALL,
+          errors: [`Неверный год в параметре year: "${y}" (ожидается ГГ или ГГГГ)`],
+        })
       }
-      assert.deepEqual(await get(app, '?year=x&month=2'), { data: ALL, errors: ['Неверный год в параметре year: "x" (ожидается ГГ или ГГГГ)'] })
+      assert.deepEqual(await get(app, '?year=x&month=2'), {
+        data: ALL,
+        errors: ['Неверный год в параметре year: "x" (ожидается ГГ или ГГГГ)'],
+      })
       for (const mo of ['13', '0', 'март']) {
         assert.deepEqual(await get(app, `?year=2026&month=${q(mo)}`), {
           data: [SUPPORT2, FRAME, TRESTLE],
@@ -232,7 +242,13 @@ for (const backend of BACKENDS) {
         },
         { type: 'Справочник.НоменклатурныеГруппы', ref: uuid('ng-paint'), Код: 'ng-paint', Наименование: 'Краски' },
         { type: 'Справочник.Пользователи', ref: uuid('u-ivanov'), Код: 'u-ivanov', Наименование: 'Иванова И.И.' },
-        { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-bracket'), Код: 'С-004', Наименование: 'Кронштейн', ПометкаУдаления: true },
+        {
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid('sp-bracket'),
+          Код: 'С-004',
+          Наименование: 'Кронштейн',
+          ПометкаУдаления: true,
+        },
         { type: 'Справочник.СпецификацииНоменклатуры', ref: uuid('sp-truss'), Код: 'С-005', Наименование: 'Ферма', ЭтоГруппа: true },
       ])
       assert.equal(report.ok, true)

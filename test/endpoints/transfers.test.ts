@@ -7,7 +7,15 @@ import { uuid } from '../support/refs.js'
 import { PART_FAILURE, failingPart, loggedReads } from '../support/failing-sql.js'
 import type { LoggedRead } from '../support/failing-sql.js'
 
-const T4 = { Номер: 'ПМ-000004', Дата: '', СкладОтправитель: '', СкладПолучатель: '', Ответственный: '', Комментарий: '', Материалы: '0 позиций' }
+const T4 = {
+  Номер: 'ПМ-000004',
+  Дата: '',
+  СкладОтправитель: '',
+  СкладПолучатель: '',
+  Ответственный: '',
+  Комментарий: '',
+  Материалы: '0 позиций',
+}
 const T2 = {
   Номер: 'ПМ-000002',
   Дата: '04.03.2026',
@@ -48,7 +56,13 @@ const T5 = {
 const ALL = [T4, T2, T1, T3, T5]
 
 const withGoods = ({ Материалы: _summary, ...head }: typeof T1, Товары: unknown[]) => ({ ...head, Товары })
-const row = (НомерСтроки: string, Номенклатура: string, ХарактеристикаНоменклатуры: string, ЕдиницаИзмерения: string, Количество: number) => ({
+const row = (
+  НомерСтроки: string,
+  Номенклатура: string,
+  ХарактеристикаНоменклатуры: string,
+  ЕдиницаИзмерения: string,
+  Количество: number,
+) => ({
   НомерСтроки,
   Номенклатура,
   ХарактеристикаНоменклатуры,
@@ -56,7 +70,11 @@ const row = (НомерСтроки: string, Номенклатура: string, �
   Количество,
 })
 const T1_FULL = withGoods(T1, [row('1', 'Труба 57/3,5', 'Красный', 'м', 10), row('2', 'Краска ПФ-115', '', 'кг', 2.5)])
-const T2_FULL = withGoods(T2, [row('1', 'Лист стальной 2 мм', '', 'кг', 1), row('2', 'Лист стальной 2 мм', '', 'кг', 2), row('3', 'Лист стальной 2 мм', '', 'кг', 3)])
+const T2_FULL = withGoods(T2, [
+  row('1', 'Лист стальной 2 мм', '', 'кг', 1),
+  row('2', 'Лист стальной 2 мм', '', 'кг', 2),
+  row('3', 'Лист стальной 2 мм', '', 'кг', 3),
+])
 const T3_FULL = withGoods(T3, [row('1', 'Болт М12', '', 'шт', 50)])
 const T4_FULL = withGoods(T4, [])
 const T5_FULL = withGoods(T5, [row('7', 'Кабель ВВГ 3х2,5', '', 'м', 100)])
@@ -129,12 +147,23 @@ for (const backend of BACKENDS) {
       for (const v of ['1', 'true', 'yes', 'да']) {
         assert.deepEqual(await get(app, `?full=${encodeURIComponent(v)}`), { data: ALL, errors: [FULL_NEEDS_CODE] })
       }
-      assert.deepEqual(await get(app, '?full=1&responsible=%D0%B8%D0%B2%D0%B0%D0%BD%D0%BE%D0%B2'), { data: [T1, T3], errors: [FULL_NEEDS_CODE] })
+      assert.deepEqual(await get(app, '?full=1&responsible=%D0%B8%D0%B2%D0%B0%D0%BD%D0%BE%D0%B2'), {
+        data: [T1, T3],
+        errors: [FULL_NEEDS_CODE],
+      })
     })
 
     it('full with code replaces Материалы by Товары rows (НомерСтроки as given, empty references as "")', async () => {
       const res = await app.api('/main/hs/transfers/get?full=1&code=000001')
-      assert.deepEqual(Object.keys(res.json.data[0]), ['Номер', 'Дата', 'СкладОтправитель', 'СкладПолучатель', 'Ответственный', 'Комментарий', 'Товары'])
+      assert.deepEqual(Object.keys(res.json.data[0]), [
+        'Номер',
+        'Дата',
+        'СкладОтправитель',
+        'СкладПолучатель',
+        'Ответственный',
+        'Комментарий',
+        'Товары',
+      ])
       assert.deepEqual(res.json, { data: [T1_FULL], errors: [] })
       assert.deepEqual(await get(app, `?full=true&code=${encodeURIComponent('ПМ')}`), {
         data: [T4_FULL, T2_FULL, T1_FULL, T3_FULL, T5_FULL],
@@ -181,7 +210,10 @@ for (const backend of BACKENDS) {
     let failing: TestApp
     before(async () => {
       app = await startApp(productionFixture, { backend, wrapImport: loggedReads(log) })
-      failing = await startApp(productionFixture, { backend, wrapImport: (sql) => loggedReads(failingLog)(failingPart('doc_transfers_goods', t1!)(sql)) })
+      failing = await startApp(productionFixture, {
+        backend,
+        wrapImport: (sql) => loggedReads(failingLog)(failingPart('doc_transfers_goods', t1!)(sql)),
+      })
     })
     after(async () => {
       await app.close()

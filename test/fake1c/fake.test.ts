@@ -42,7 +42,16 @@ const OBJECTS = [
   {
     type: 'РегистрНакопления.ДенежныеСредства',
     Регистратор: { type: 'Документ.ПлатежноеПоручениеИсходящее', ref: PAY },
-    Движения: [{ Период: '2026-03-06T11:00:00', ВидДвижения: 'Расход', Организация: ORG, БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: ACC }, Сумма: 10, СуммаУпр: 10 }],
+    Движения: [
+      {
+        Период: '2026-03-06T11:00:00',
+        ВидДвижения: 'Расход',
+        Организация: ORG,
+        БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: ACC },
+        Сумма: 10,
+        СуммаУпр: 10,
+      },
+    ],
   },
 ]
 
@@ -109,7 +118,10 @@ describe('fake 1C', () => {
     assert.deepEqual(meta.entitySets['AccumulationRegister_ДенежныеСредства_RecordType']!.keys, ['Recorder', 'Recorder_Type', 'LineNumber'])
     assert.ok(meta.complexTypes['Document_ЗаказПокупателя_Товары_RowType'])
     assert.ok(meta.entitySets['Document_ПлатежноеПоручениеИсходящее'])
-    assert.equal(meta.entitySets['Catalog_Номенклатура']!.properties.some((p) => p.name === 'ОсновнаяСпецификация_Key'), false)
+    assert.equal(
+      meta.entitySets['Catalog_Номенклатура']!.properties.some((p) => p.name === 'ОсновнаяСпецификация_Key'),
+      false,
+    )
   })
 
   test('УПП shapes: padding, zero GUIDs, composites, Int64 strings, empty dates, enums, nulls on folders', async () => {
@@ -144,8 +156,17 @@ describe('fake 1C', () => {
     assert.equal(folder.Артикул, null)
     assert.equal(folder.ЕдиницаХраненияОстатков_Key, null)
     const acc = (await q(`Catalog_БанковскиеСчета(guid'${ACC}')?$format=json&$select=Owner,Owner_Type,ДатаЗакрытия`)).json
-    assert.deepEqual(acc, { 'odata.metadata': `${fake.url}/$metadata#Catalog_БанковскиеСчета/@Element`, Owner: ORG, Owner_Type: 'StandardODATA.Catalog_Организации', ДатаЗакрытия: '2026-01-01T00:00:00' })
-    const set = (await q(`AccumulationRegister_ДенежныеСредства(Recorder='${PAY}',Recorder_Type='StandardODATA.Document_ПлатежноеПоручениеИсходящее')?$format=json`)).json
+    assert.deepEqual(acc, {
+      'odata.metadata': `${fake.url}/$metadata#Catalog_БанковскиеСчета/@Element`,
+      Owner: ORG,
+      Owner_Type: 'StandardODATA.Catalog_Организации',
+      ДатаЗакрытия: '2026-01-01T00:00:00',
+    })
+    const set = (
+      await q(
+        `AccumulationRegister_ДенежныеСредства(Recorder='${PAY}',Recorder_Type='StandardODATA.Document_ПлатежноеПоручениеИсходящее')?$format=json`,
+      )
+    ).json
     assert.equal(set.RecordSet[0].RecordType, 'Expense')
     assert.equal(set.RecordSet[0].БанковскийСчетКасса_Type, 'StandardODATA.Catalog_БанковскиеСчета')
   })
@@ -159,14 +180,21 @@ describe('fake 1C', () => {
 
   test('$filter, $orderby in 1C order, $top, $skip, $select', async () => {
     const page = await q(`Catalog_Склады?$format=json&$select=Ref_Key,Description&$orderby=Ref_Key&$top=1&$skip=1`)
-    assert.deepEqual(page.json, { 'odata.metadata': `${fake.url}/$metadata#Catalog_Склады`, value: [{ Ref_Key: WH_GROUP, Description: 'Склады' }] })
-    const window = await q(`Document_ПлатежноеПоручениеИсходящее?$format=json&$select=Ref_Key&$filter=Date ge datetime'2026-03-01T00:00:00' and Date lt datetime'2026-04-01T00:00:00'`)
+    assert.deepEqual(page.json, {
+      'odata.metadata': `${fake.url}/$metadata#Catalog_Склады`,
+      value: [{ Ref_Key: WH_GROUP, Description: 'Склады' }],
+    })
+    const window = await q(
+      `Document_ПлатежноеПоручениеИсходящее?$format=json&$select=Ref_Key&$filter=Date ge datetime'2026-03-01T00:00:00' and Date lt datetime'2026-04-01T00:00:00'`,
+    )
     assert.deepEqual(window.json.value, [{ Ref_Key: PAY }])
     const none = await q(`Document_ПлатежноеПоручениеИсходящее?$format=json&$select=Ref_Key&$filter=Date lt datetime'2026-03-01T00:00:00'`)
     assert.deepEqual(none.json.value, [])
     const keys = await q(`Catalog_Склады?$format=json&$select=Ref_Key&$filter=Ref_Key eq guid'${WH}' or Ref_Key eq guid'${ORG}'`)
     assert.deepEqual(keys.json.value, [{ Ref_Key: WH }])
-    const sets = await q(`AccumulationRegister_ДенежныеСредства?$format=json&$filter=(Recorder eq '${PAY}' and Recorder_Type eq 'StandardODATA.Document_ПлатежноеПоручениеИсходящее')`)
+    const sets = await q(
+      `AccumulationRegister_ДенежныеСредства?$format=json&$filter=(Recorder eq '${PAY}' and Recorder_Type eq 'StandardODATA.Document_ПлатежноеПоручениеИсходящее')`,
+    )
     assert.equal(sets.json.value.length, 1)
   })
 

@@ -29,7 +29,10 @@ describe('fake 1C over a store', () => {
   /** An answer with its root and DataVersions written alike, to compare the two fakes. */
   const plain = async (fake: Fake1C, path: string) => {
     const { status, body } = await text(`${fake.url}/${path}`)
-    return `${status} ${body.replaceAll(fake.url, 'ROOT').replace(/"DataVersion":"[^"]*"/g, '"DataVersion":"…"').replace(/<updated>[^<]*</, '<updated>…<')}`
+    return `${status} ${body
+      .replaceAll(fake.url, 'ROOT')
+      .replace(/"DataVersion":"[^"]*"/g, '"DataVersion":"…"')
+      .replace(/<updated>[^<]*</, '<updated>…<')}`
   }
   const json = async (fake: Fake1C, path: string) => JSON.parse((await text(`${fake.url}/${path}`)).body)
 
@@ -64,7 +67,9 @@ describe('fake 1C over a store', () => {
         continue
       }
       if (s.startsWith('AccumulationRegister_')) {
-        const rows: { Recorder: string; Recorder_Type: string }[] = (await json(memory, `${s}_RecordType?$format=json&${rowOrder}&$top=200`)).value
+        const rows: { Recorder: string; Recorder_Type: string }[] = (
+          await json(memory, `${s}_RecordType?$format=json&${rowOrder}&$top=200`)
+        ).value
         const recorders = [...new Map(rows.map((r) => [r.Recorder, r])).values()].slice(0, 5)
         assert.ok(recorders.length > 0, s)
         paths.push(
@@ -77,7 +82,11 @@ describe('fake 1C over a store', () => {
       }
       const doc = s.startsWith('Document_')
       const order = doc ? 'Date,Ref_Key' : 'Ref_Key'
-      paths.push(`${s}?$format=json&$orderby=${order}&$top=40&$skip=3`, `${s}?$format=json&$select=Ref_Key,DataVersion&$orderby=${order}&$top=1000`, `${s}?$orderby=${order}&$top=5`)
+      paths.push(
+        `${s}?$format=json&$orderby=${order}&$top=40&$skip=3`,
+        `${s}?$format=json&$select=Ref_Key,DataVersion&$orderby=${order}&$top=1000`,
+        `${s}?$orderby=${order}&$top=5`,
+      )
       if (doc) {
         paths.push(
           `${s}?$format=json&$select=Ref_Key,Date&$orderby=Date&$top=1`,
@@ -86,7 +95,9 @@ describe('fake 1C over a store', () => {
           `${s}?$format=json&$filter=Posted eq false&$orderby=Date,Ref_Key&$top=20&$skip=1`,
         )
       } else paths.push(`${s}?$format=json&$filter=DeletionMark eq false&$orderby=Description desc&$top=20&$skip=1`)
-      const refs: string[] = (await json(memory, `${s}?$format=json&$select=Ref_Key&$orderby=Ref_Key&$top=300`)).value.map((v: { Ref_Key: string }) => v.Ref_Key)
+      const refs: string[] = (await json(memory, `${s}?$format=json&$select=Ref_Key&$orderby=Ref_Key&$top=300`)).value.map(
+        (v: { Ref_Key: string }) => v.Ref_Key,
+      )
       const pick = refs.filter((_, i) => i % 7 === 1).slice(0, 6)
       if (pick.length > 0) {
         paths.push(
@@ -96,7 +107,11 @@ describe('fake 1C over a store', () => {
           `${s}(guid'${pick[0]}')?$format=json&$select=Ref_Key,DataVersion`,
         )
       }
-      paths.push(`${s}(guid'00000000-0000-4000-8000-000000000000')?$format=json`, `${s}?$format=json&$select=Нет`, `${s}?$format=json&$filter=Ref_Key gt guid'00000000-0000-4000-8000-000000000000'`)
+      paths.push(
+        `${s}(guid'00000000-0000-4000-8000-000000000000')?$format=json`,
+        `${s}?$format=json&$select=Нет`,
+        `${s}?$format=json&$filter=Ref_Key gt guid'00000000-0000-4000-8000-000000000000'`,
+      )
     }
     paths.push('Catalog_Нет?$format=json')
     let differ = 0
@@ -136,7 +151,9 @@ describe('fake 1C over a store', () => {
 })
 
 test('fake-1c --demo builds the demo base with a progress line and serves it whole', async () => {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/docgate.js'), 'fake-1c', '--demo', '--scale', '0.02', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [join(ROOT, 'bin/docgate.js'), 'fake-1c', '--demo', '--scale', '0.02', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
   let err = ''
   child.stderr.on('data', (c: Buffer) => (err += c))
@@ -152,15 +169,48 @@ test('fake-1c --demo builds the demo base with a progress line and serves it who
     const get = async (path: string) => JSON.parse((await text(`${url}/${encodeURI(path)}`)).body)
     const [request] = (await get('Document_ЗаявкаНаРасходованиеСредств?$format=json&$orderby=Date,Ref_Key&$top=1')).value
     assert.deepEqual(Object.keys(request), [
-      'Ref_Key', 'DataVersion', 'DeletionMark', 'Number', 'Date', 'Posted', 'Организация_Key', 'Ответственный_Key', 'Комментарий',
-      'ДатаРасхода', 'Получатель', 'Получатель_Type', 'Контрагент_Key', 'БанковскийСчетКасса', 'БанковскийСчетКасса_Type', 'СуммаДокумента',
-      'ДокументОснование', 'ДокументОснование_Type', 'Статус', 'КтоИзменилСтатус_Key', 'ДатаСменыСтатуса',
+      'Ref_Key',
+      'DataVersion',
+      'DeletionMark',
+      'Number',
+      'Date',
+      'Posted',
+      'Организация_Key',
+      'Ответственный_Key',
+      'Комментарий',
+      'ДатаРасхода',
+      'Получатель',
+      'Получатель_Type',
+      'Контрагент_Key',
+      'БанковскийСчетКасса',
+      'БанковскийСчетКасса_Type',
+      'СуммаДокумента',
+      'ДокументОснование',
+      'ДокументОснование_Type',
+      'Статус',
+      'КтоИзменилСтатус_Key',
+      'ДатаСменыСтатуса',
     ])
     const specs = (await get('Catalog_СпецификацииНоменклатуры?$format=json&$orderby=Ref_Key&$filter=IsFolder eq false&$top=1')).value
     assert.deepEqual(Object.keys(specs[0]), [
-      'Ref_Key', 'DataVersion', 'DeletionMark', 'Predefined', 'Code', 'Description', 'IsFolder', 'Parent_Key', 'ДатаУтверждения', 'Ответственный_Key',
-      'СтоимостьРабот', 'СтоимостьТранспорт', 'СтоимостьНакладные', 'СтоимостьАрендаСпецТехники', 'СтоимостьТехнологическиеПрисоединения', 'СтоимостьПроектныеРаботы',
-      'Материалы', 'ЭтапыПоставки',
+      'Ref_Key',
+      'DataVersion',
+      'DeletionMark',
+      'Predefined',
+      'Code',
+      'Description',
+      'IsFolder',
+      'Parent_Key',
+      'ДатаУтверждения',
+      'Ответственный_Key',
+      'СтоимостьРабот',
+      'СтоимостьТранспорт',
+      'СтоимостьНакладные',
+      'СтоимостьАрендаСпецТехники',
+      'СтоимостьТехнологическиеПрисоединения',
+      'СтоимостьПроектныеРаботы',
+      'Материалы',
+      'ЭтапыПоставки',
     ])
     const item = (await get('Catalog_Номенклатура?$format=json&$orderby=Ref_Key&$filter=IsFolder eq false&$top=1')).value[0]
     assert.ok('ОсновнаяСпецификация_Key' in item)

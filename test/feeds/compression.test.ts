@@ -51,116 +51,118 @@ describe('Accept-Encoding', () => {
   })
 })
 
-for (const backend of BACKENDS) describe(`${backend}: compressed answers`, () => {
-  let app: TestApp
-  before(async () => {
-    app = await startApp(fixture, { backend })
-  })
-  after(() => app.close())
+for (const backend of BACKENDS)
+  describe(`${backend}: compressed answers`, () => {
+    let app: TestApp
+    before(async () => {
+      app = await startApp(fixture, { backend })
+    })
+    after(() => app.close())
 
-  const raw = async (path: string, headers: Record<string, string> = {}) => {
-    const res = await app.server.inject({ method: 'GET', url: path, headers: { ...AUTH, ...headers } })
-    return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload }
-  }
+    const raw = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await app.server.inject({ method: 'GET', url: path, headers: { ...AUTH, ...headers } })
+      return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload }
+    }
 
-  it('without Accept-Encoding: the identity bytes, no Content-Encoding, Vary: accept-encoding', async () => {
-    for (const [path, rows] of [
-      [ALL, range(1, 1200)],
-      [WHOLE, range(1000, 1200)],
-      [SMALL, range(100, 109)],
-    ] as const) {
-      const res = await raw(path)
-      assert.equal(res.status, 200)
+    it('without Accept-Encoding: the identity bytes, no Content-Encoding, Vary: accept-encoding', async () => {
+      for (const [path, rows] of [
+        [ALL, range(1, 1200)],
+        [WHOLE, range(1000, 1200)],
+        [SMALL, range(100, 109)],
+      ] as const) {
+        const res = await raw(path)
+        assert.equal(res.status, 200)
+        assert.equal(res.headers['content-encoding'], undefined)
+        assert.equal(res.headers.vary, 'accept-encoding')
+        assert.equal(res.bytes.toString(), answerOf(rows))
+      }
+    })
+
+    for (const coding of ['br', 'gzip']) {
+      it(`${coding}: a whole answer and a streamed one decompress to the plain answer`, async () => {
+        const whole = await raw(WHOLE, { 'accept-encoding': coding })
+        assert.equal(whole.status, 200)
+        assert.equal(whole.headers['content-encoding'], coding)
+        assert.equal(whole.headers.vary, 'accept-encoding')
+        assert.equal(whole.headers['content-type'], 'application/json; charset=utf-8')
+        assert.ok(whole.bytes.length < 12_000 / 4, `${whole.bytes.length} bytes`)
+        assert.equal(decoded(coding, whole.bytes), answerOf(range(1000, 1200)))
+
+        const streamed = await raw(ALL, { 'accept-encoding': coding })
+        assert.equal(streamed.headers['content-encoding'], coding)
+        assert.equal(streamed.headers['content-length'], undefined, 'sent as it was compressed')
+        assert.equal(decoded(coding, streamed.bytes), answerOf(range(1, 1200)))
+      })
+    }
+
+    it('an answer under 1 KiB goes as it is, Vary still said', async () => {
+      const res = await raw(SMALL, { 'accept-encoding': 'br, gzip' })
       assert.equal(res.headers['content-encoding'], undefined)
       assert.equal(res.headers.vary, 'accept-encoding')
-      assert.equal(res.bytes.toString(), answerOf(rows))
+      assert.equal(res.bytes.toString(), answerOf(range(100, 109)))
+    })
+
+    it('a coded answer has a tag of its own; If-None-Match with either names the answer', async () => {
+      const plain = await raw(WHOLE)
+      const br = await raw(WHOLE, { 'accept-encoding': 'br' })
+      const tag = String(plain.headers.etag)
+      assert.equal(br.headers.etag, `${tag.slice(0, -1)}-br"`)
+      const revalidated = await raw(WHOLE, { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) })
+      assert.equal(revalidated.status, 304)
+      assert.equal(revalidated.headers.etag, br.headers.etag)
+      assert.equal(revalidated.bytes.length, 0)
+      assert.equal((await raw(WHOLE, { 'if-none-match': `${tag.slice(0, -1)}-zstd"` })).status, 200)
+    })
+  })
+
+for (const backend of BACKENDS)
+  describe(`${backend}: compressed answers kept by the answer cache`, () => {
+    let app: TestApp
+    let cache: AnswerCache
+    before(async () => {
+      app = await startApp(fixture, { backend, answerCacheBytes: 8 << 20 })
+      cache = app.server.executor as AnswerCache
+    })
+    after(() => app.close())
+
+    const raw = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await app.server.inject({ method: 'GET', url: path, headers: { ...AUTH, ...headers } })
+      return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload }
     }
-  })
 
-  for (const coding of ['br', 'gzip']) {
-    it(`${coding}: a whole answer and a streamed one decompress to the plain answer`, async () => {
-      const whole = await raw(WHOLE, { 'accept-encoding': coding })
-      assert.equal(whole.status, 200)
-      assert.equal(whole.headers['content-encoding'], coding)
-      assert.equal(whole.headers.vary, 'accept-encoding')
-      assert.equal(whole.headers['content-type'], 'application/json; charset=utf-8')
-      assert.ok(whole.bytes.length < 12_000 / 4, `${whole.bytes.length} bytes`)
-      assert.equal(decoded(coding, whole.bytes), answerOf(range(1000, 1200)))
+    for (const [label, path, rows] of [
+      ['whole', WHOLE, range(1000, 1200)],
+      ['streamed', ALL, range(1, 1200)],
+    ] as const) {
+      it(`a kept ${label} answer is given compressed again and again with no compression`, async () => {
+        const start = cache.compressions
+        // First asking: remembered only, compressed; second: compressed and kept.
+        for (let i = 0; i < 2; i++) assert.equal(decoded('br', (await raw(path, { 'accept-encoding': 'br' })).bytes), answerOf(rows))
+        assert.equal(cache.compressions - start, 2)
+        const hits = cache.stats.hits
+        const third = await raw(path, { 'accept-encoding': 'br' })
+        const fourth = await raw(path, { 'accept-encoding': 'br' })
+        assert.equal(cache.compressions - start, 2, 'given as kept')
+        assert.equal(cache.stats.hits - hits, 2)
+        assert.equal(third.headers['content-encoding'], 'br')
+        assert.deepEqual(fourth.bytes, third.bytes)
+        assert.equal(decoded('br', fourth.bytes), answerOf(rows))
+        // Each coding is its own entry; the plain answer is untouched.
+        for (let i = 0; i < 3; i++) assert.equal(decoded('gzip', (await raw(path, { 'accept-encoding': 'gzip' })).bytes), answerOf(rows))
+        assert.equal(cache.compressions - start, 4)
+        for (let i = 0; i < 3; i++) {
+          const plain = await raw(path)
+          assert.equal(plain.headers['content-encoding'], undefined)
+          assert.equal(plain.bytes.toString(), answerOf(rows))
+        }
+        assert.equal(cache.compressions - start, 4)
+      })
+    }
 
-      const streamed = await raw(ALL, { 'accept-encoding': coding })
-      assert.equal(streamed.headers['content-encoding'], coding)
-      assert.equal(streamed.headers['content-length'], undefined, 'sent as it was compressed')
-      assert.equal(decoded(coding, streamed.bytes), answerOf(range(1, 1200)))
+    it('the kept coded bytes are counted in the room', async () => {
+      const before = cache.stats.bytes
+      for (let i = 0; i < 3; i++) await raw(`${WHOLE}1`, { 'accept-encoding': 'gzip' })
+      const coded = (await raw(`${WHOLE}1`, { 'accept-encoding': 'gzip' })).bytes
+      assert.equal(cache.stats.bytes - before, coded.length + 1)
     })
-  }
-
-  it('an answer under 1 KiB goes as it is, Vary still said', async () => {
-    const res = await raw(SMALL, { 'accept-encoding': 'br, gzip' })
-    assert.equal(res.headers['content-encoding'], undefined)
-    assert.equal(res.headers.vary, 'accept-encoding')
-    assert.equal(res.bytes.toString(), answerOf(range(100, 109)))
   })
-
-  it('a coded answer has a tag of its own; If-None-Match with either names the answer', async () => {
-    const plain = await raw(WHOLE)
-    const br = await raw(WHOLE, { 'accept-encoding': 'br' })
-    const tag = String(plain.headers.etag)
-    assert.equal(br.headers.etag, `${tag.slice(0, -1)}-br"`)
-    const revalidated = await raw(WHOLE, { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) })
-    assert.equal(revalidated.status, 304)
-    assert.equal(revalidated.headers.etag, br.headers.etag)
-    assert.equal(revalidated.bytes.length, 0)
-    assert.equal((await raw(WHOLE, { 'if-none-match': `${tag.slice(0, -1)}-zstd"` })).status, 200)
-  })
-})
-
-for (const backend of BACKENDS) describe(`${backend}: compressed answers kept by the answer cache`, () => {
-  let app: TestApp
-  let cache: AnswerCache
-  before(async () => {
-    app = await startApp(fixture, { backend, answerCacheBytes: 8 << 20 })
-    cache = app.server.executor as AnswerCache
-  })
-  after(() => app.close())
-
-  const raw = async (path: string, headers: Record<string, string> = {}) => {
-    const res = await app.server.inject({ method: 'GET', url: path, headers: { ...AUTH, ...headers } })
-    return { status: res.statusCode, headers: res.headers, bytes: res.rawPayload }
-  }
-
-  for (const [label, path, rows] of [
-    ['whole', WHOLE, range(1000, 1200)],
-    ['streamed', ALL, range(1, 1200)],
-  ] as const) {
-    it(`a kept ${label} answer is given compressed again and again with no compression`, async () => {
-      const start = cache.compressions
-      // First asking: remembered only, compressed; second: compressed and kept.
-      for (let i = 0; i < 2; i++) assert.equal(decoded('br', (await raw(path, { 'accept-encoding': 'br' })).bytes), answerOf(rows))
-      assert.equal(cache.compressions - start, 2)
-      const hits = cache.stats.hits
-      const third = await raw(path, { 'accept-encoding': 'br' })
-      const fourth = await raw(path, { 'accept-encoding': 'br' })
-      assert.equal(cache.compressions - start, 2, 'given as kept')
-      assert.equal(cache.stats.hits - hits, 2)
-      assert.equal(third.headers['content-encoding'], 'br')
-      assert.deepEqual(fourth.bytes, third.bytes)
-      assert.equal(decoded('br', fourth.bytes), answerOf(rows))
-      // Each coding is its own entry; the plain answer is untouched.
-      for (let i = 0; i < 3; i++) assert.equal(decoded('gzip', (await raw(path, { 'accept-encoding': 'gzip' })).bytes), answerOf(rows))
-      assert.equal(cache.compressions - start, 4)
-      for (let i = 0; i < 3; i++) {
-        const plain = await raw(path)
-        assert.equal(plain.headers['content-encoding'], undefined)
-        assert.equal(plain.bytes.toString(), answerOf(rows))
-      }
-      assert.equal(cache.compressions - start, 4)
-    })
-  }
-
-  it('the kept coded bytes are counted in the room', async () => {
-    const before = cache.stats.bytes
-    for (let i = 0; i < 3; i++) await raw(`${WHOLE}1`, { 'accept-encoding': 'gzip' })
-    const coded = (await raw(`${WHOLE}1`, { 'accept-encoding': 'gzip' })).bytes
-    assert.equal(cache.stats.bytes - before, coded.length + 1)
-  })
-})

@@ -19,7 +19,8 @@ const DATA = '/main/hs/warehouses/get'
 const HEALTH = '/main/hs/health'
 
 const CTL = /[\u0000-\u001f\u007f]/
-const token = (text: string | Uint8Array): string => Buffer.from(typeof text === 'string' ? Buffer.from(text, 'utf8') : text).toString('base64')
+const token = (text: string | Uint8Array): string =>
+  Buffer.from(typeof text === 'string' ? Buffer.from(text, 'utf8') : text).toString('base64')
 const header = (tok: string): Record<string, string> => ({ authorization: `Basic ${tok}` })
 
 async function expect401(app: TestApp, path: string, headers: Record<string, string | string[]>, label: string): Promise<TestResponse> {
@@ -78,31 +79,33 @@ const A1_ROWS: readonly (readonly [string, Record<string, string | string[]>, 20
   ['NFD form of an NFC user (D1)', header(token('Ёлкина:й'.normalize('NFD'))), 200],
 ]
 
-for (const backend of BACKENDS) describe(`${backend}: A1 header matrix over HTTP`, () => {
-  let app: TestApp
-  before(async () => {
-    app = await startApp(warehousesFixture, { backend, users: A1_USERS })
-  })
-  after(() => app.close())
-
-  for (const [label, headers, status] of A1_ROWS) {
-    it(`${label} → ${status} on data and on health`, async () => {
-      for (const path of [DATA, HEALTH]) {
-        if (status === 401) await expect401(app, path, headers, `${label} ${path}`)
-        else assert.equal((await app.get(path, headers as Record<string, string>)).status, 200, `${label} ${path}`)
-      }
+for (const backend of BACKENDS)
+  describe(`${backend}: A1 header matrix over HTTP`, () => {
+    let app: TestApp
+    before(async () => {
+      app = await startApp(warehousesFixture, { backend, users: A1_USERS })
     })
-  }
+    after(() => app.close())
 
-  it('unknown user and wrong password get byte-identical 401 answers', async () => {
-    const unknown = await expect401(app, DATA, header(token('никто:secret')), 'unknown user')
-    const wrong = await expect401(app, DATA, header(token('user:wrong!')), 'wrong password')
-    // Date and the request id differ per answer whoever asks.
-    const visible = (res: TestResponse) => Object.entries(res.headers).filter(([k]) => k !== 'date' && k !== 'content-length' && k !== 'x-request-id')
-    assert.deepEqual(visible(unknown), visible(wrong))
-    assert.equal(unknown.body, wrong.body)
+    for (const [label, headers, status] of A1_ROWS) {
+      it(`${label} → ${status} on data and on health`, async () => {
+        for (const path of [DATA, HEALTH]) {
+          if (status === 401) await expect401(app, path, headers, `${label} ${path}`)
+          else assert.equal((await app.get(path, headers as Record<string, string>)).status, 200, `${label} ${path}`)
+        }
+      })
+    }
+
+    it('unknown user and wrong password get byte-identical 401 answers', async () => {
+      const unknown = await expect401(app, DATA, header(token('никто:secret')), 'unknown user')
+      const wrong = await expect401(app, DATA, header(token('user:wrong!')), 'wrong password')
+      // Date and the request id differ per answer whoever asks.
+      const visible = (res: TestResponse) =>
+        Object.entries(res.headers).filter(([k]) => k !== 'date' && k !== 'content-length' && k !== 'x-request-id')
+      assert.deepEqual(visible(unknown), visible(wrong))
+      assert.equal(unknown.body, wrong.body)
+    })
   })
-})
 
 // ---- A3: the credential property ----
 const noCtl = (s: string) => s !== '' && !CTL.test(s)
@@ -165,42 +168,43 @@ function mutate(input: Uint8Array, m: Mutation, byte: number): Uint8Array {
   return Uint8Array.from(out)
 }
 
-for (const backend of BACKENDS) describe(`${backend}: A3 generated credentials (FUZZ_SEED=${SEED})`, () => {
-  const [pairs] = fc.sample(credentials, { seed: SEED, numRuns: 1 }) as [[string, string][]]
-  const provisioned = new Set(pairs.map(([u, p]) => `${u.normalize('NFC')}:${p.normalize('NFC')}`))
-  let app: TestApp
-  before(async () => {
-    app = await startApp(warehousesFixture, { backend, users: pairs.map(([name, pass]) => ({ name, password: pass })) })
-  })
-  after(() => app.close())
+for (const backend of BACKENDS)
+  describe(`${backend}: A3 generated credentials (FUZZ_SEED=${SEED})`, () => {
+    const [pairs] = fc.sample(credentials, { seed: SEED, numRuns: 1 }) as [[string, string][]]
+    const provisioned = new Set(pairs.map(([u, p]) => `${u.normalize('NFC')}:${p.normalize('NFC')}`))
+    let app: TestApp
+    before(async () => {
+      app = await startApp(warehousesFixture, { backend, users: pairs.map(([name, pass]) => ({ name, password: pass })) })
+    })
+    after(() => app.close())
 
-  it(`${USERS} users: the UTF-8 Basic header gets 200 on data and health`, async () => {
-    for (const [u, p] of pairs) {
-      for (const path of [DATA, HEALTH]) {
-        const res = await app.get(path, header(token(`${u}:${p}`)))
-        assert.equal(res.status, 200, `${JSON.stringify(u)} / ${JSON.stringify(p)} on ${path}: ${res.status}`)
+    it(`${USERS} users: the UTF-8 Basic header gets 200 on data and health`, async () => {
+      for (const [u, p] of pairs) {
+        for (const path of [DATA, HEALTH]) {
+          const res = await app.get(path, header(token(`${u}:${p}`)))
+          assert.equal(res.status, 200, `${JSON.stringify(u)} / ${JSON.stringify(p)} on ${path}: ${res.status}`)
+        }
       }
-    }
-  })
+    })
 
-  it(`${USERS * MUTATIONS} byte mutations: 401 unless they still spell a provisioned credential`, async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.nat(pairs.length - 1), mutation, async (index, m) => {
-        const [u, p] = pairs[index]!
-        const good = Buffer.from(`${u}:${p}`, 'utf8')
-        const tok =
-          m.target === 'bytes'
-            ? token(mutate(good, m, m.byte))
-            : Buffer.from(mutate(Buffer.from(token(good), 'latin1'), m, m.headerByte)).toString('latin1')
-        const expected = provisioned.has(spelled(tok) ?? '') ? 200 : 401
-        const res = await app.get(DATA, header(tok))
-        assert.equal(res.status, expected, `${JSON.stringify(u)}:${JSON.stringify(p)} mutated to token ${JSON.stringify(tok)}`)
-        if (expected === 401) assertNoLeak(res.body)
-        // The right credential right after: no false reject, and it resets the failure count,
-        // so the throttle never stands in for the password check being tested here.
-        assert.equal((await app.get(DATA, header(token(good)))).status, 200, `${JSON.stringify(u)} rejected after a mutation`)
-      }),
-      { numRuns: USERS * MUTATIONS },
-    )
+    it(`${USERS * MUTATIONS} byte mutations: 401 unless they still spell a provisioned credential`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(pairs.length - 1), mutation, async (index, m) => {
+          const [u, p] = pairs[index]!
+          const good = Buffer.from(`${u}:${p}`, 'utf8')
+          const tok =
+            m.target === 'bytes'
+              ? token(mutate(good, m, m.byte))
+              : Buffer.from(mutate(Buffer.from(token(good), 'latin1'), m, m.headerByte)).toString('latin1')
+          const expected = provisioned.has(spelled(tok) ?? '') ? 200 : 401
+          const res = await app.get(DATA, header(tok))
+          assert.equal(res.status, expected, `${JSON.stringify(u)}:${JSON.stringify(p)} mutated to token ${JSON.stringify(tok)}`)
+          if (expected === 401) assertNoLeak(res.body)
+          // The right credential right after: no false reject, and it resets the failure count,
+          // so the throttle never stands in for the password check being tested here.
+          assert.equal((await app.get(DATA, header(token(good)))).status, 200, `${JSON.stringify(u)} rejected after a mutation`)
+        }),
+        { numRuns: USERS * MUTATIONS },
+      )
+    })
   })
-})

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict'
 import type { TestResponse } from '../support/app.js'
 
 // Stack frames, absolute paths, driver error codes, connection strings.
-const LEAKS: readonly RegExp[] = [/\bat .+:\d+:\d+/, /\/(work|home|usr|srv|app|src|tmp|var|opt|root)\//, /SQLSTATE/i, /postgres(ql)?:\/\//i, /docgate:docgate/]
+const LEAKS: readonly RegExp[] = [
+  /\bat .+:\d+:\d+/,
+  /\/(work|home|usr|srv|app|src|tmp|var|opt|root)\//,
+  /SQLSTATE/i,
+  /postgres(ql)?:\/\//i,
+  /docgate:docgate/,
+]
 
 export const HEALTH_BODY = { Статус: 'API доступен' }
 

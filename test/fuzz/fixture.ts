@@ -106,7 +106,9 @@ export const storedWarehouses = stored
   .map((o) => ({ code: String(o.Код ?? ''), name: String(o.Наименование ?? '') }))
 
 /** Every stored expense request's number. */
-export const storedPaymentNumbers = stored.filter((o) => o.type === 'Документ.ЗаявкаНаРасходованиеСредств').map((o) => String(o.Номер ?? ''))
+export const storedPaymentNumbers = stored
+  .filter((o) => o.type === 'Документ.ЗаявкаНаРасходованиеСредств')
+  .map((o) => String(o.Номер ?? ''))
 
 /** Every stored transfer: number and stored date (`YYYY-MM-DD…`, or '' when empty). */
 export const storedTransfers = stored

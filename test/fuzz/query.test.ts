@@ -56,7 +56,8 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
             const { errors } = assertEnvelope(res, all)
             for (const k of dateKeys) {
               const v = first.get(k)
-              if (v !== undefined && v !== '' && !isValidDate(v)) assert.ok(errors.length > 0, `invalid ${k}=${JSON.stringify(v)} gave no errors entry`)
+              if (v !== undefined && v !== '' && !isValidDate(v))
+                assert.ok(errors.length > 0, `invalid ${k}=${JSON.stringify(v)} gave no errors entry`)
             }
           })
         }),
@@ -66,7 +67,9 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
   }
 
   it('F1 concurrency: generated queries to every endpoint at once get the answers they get one by one', async () => {
-    const one = fc.constantFrom(...ENDPOINTS).chain((ep) => queryArbitrary(documentedKeys(ep)).map((q) => `/main/hs/${ep.service}/get?${q}`))
+    const one = fc
+      .constantFrom(...ENDPOINTS)
+      .chain((ep) => queryArbitrary(documentedKeys(ep)).map((q) => `/main/hs/${ep.service}/get?${q}`))
     await fc.assert(
       fc.asyncProperty(fc.array(one, { minLength: 10, maxLength: 40 }), async (paths) => {
         for (const [backend, app] of apps) {
@@ -96,7 +99,7 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
   })
 
   // ---- F2: the LIKE oracle ----
-  const ALPHABET = [..."%_\\'\"[]^*? ", ...'АБВЁЖЙКЛМНОПСТЯабвёжйклмнопстя', ...'ACKRSZacikrsz', ...'0129', '📦', '👍🏽', 'İ', '/']
+  const ALPHABET = [...'%_\\\'"[]^*? ', ...'АБВЁЖЙКЛМНОПСТЯабвёжйклмнопстя', ...'ACKRSZacikrsz', ...'0129', '📦', '👍🏽', 'İ', '/']
   const fromAlphabet = fc.string({ unit: fc.constantFrom(...ALPHABET), maxLength: 6 })
   /** A piece of a stored value with its letters' case flipped at random: a likely hit. */
   const pieceOf = (values: readonly string[]) =>
@@ -104,10 +107,19 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
       const chars = [...s]
       return fc
         .tuple(fc.nat(chars.length), fc.nat(chars.length), fc.array(fc.boolean(), { minLength: chars.length, maxLength: chars.length }))
-        .map(([a, b, flips]) => chars.slice(Math.min(a, b), Math.max(a, b)).map((c, i) => (flips[i] ? c.toUpperCase() : c.toLowerCase())).join(''))
+        .map(([a, b, flips]) =>
+          chars
+            .slice(Math.min(a, b), Math.max(a, b))
+            .map((c, i) => (flips[i] ? c.toUpperCase() : c.toLowerCase()))
+            .join(''),
+        )
     })
   const needles = (values: readonly string[]) =>
-    fc.oneof({ arbitrary: fromAlphabet, weight: 3 }, { arbitrary: pieceOf(values), weight: 3 }, { arbitrary: fc.constantFrom('\0', '%\0', 'a\\', '\\'), weight: 1 })
+    fc.oneof(
+      { arbitrary: fromAlphabet, weight: 3 },
+      { arbitrary: pieceOf(values), weight: 3 },
+      { arbitrary: fc.constantFrom('\0', '%\0', 'a\\', '\\'), weight: 1 },
+    )
 
   const oracles = [
     { service: 'warehouses', key: 'code', field: 'Код', stored: storedWarehouses.map((w) => w.code) },
@@ -129,19 +141,31 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
 
   it('F2 transfers period: date, and from with to, select exactly the stored days in range', async () => {
     const iso = (v: string) => (/^\d{4}/.test(v) ? v : `${v.slice(6)}-${v.slice(3, 5)}-${v.slice(0, 2)}`)
-    const days = fc.constantFrom(...VALID_DATES, ...storedTransfers.filter((t) => t.date).map((t) => t.date.slice(0, 10)), '2026-03-04', '2026-03-06')
+    const days = fc.constantFrom(
+      ...VALID_DATES,
+      ...storedTransfers.filter((t) => t.date).map((t) => t.date.slice(0, 10)),
+      '2026-03-04',
+      '2026-03-06',
+    )
     const spelled = days.chain((d) => {
       const i = iso(d)
       const [y, m, dd] = [i.slice(0, 4), i.slice(5, 7), i.slice(8, 10)]
       return fc.constantFrom(i, `${dd}.${m}.${y}`, `${dd}-${m}-${y}`)
     })
-    const query = fc.oneof(spelled.map((d) => ({ date: d })), fc.tuple(spelled, spelled).map(([from, to]) => ({ from, to })))
+    const query = fc.oneof(
+      spelled.map((d) => ({ date: d })),
+      fc.tuple(spelled, spelled).map(([from, to]) => ({ from, to })),
+    )
     await fc.assert(
       fc.asyncProperty(query, async (q) => {
         const [lo, hi] = 'date' in q ? [iso(q.date), iso(q.date)] : [iso(q.from), iso(q.to)]
-        const res = await everywhere(`/main/hs/transfers/get?${new URLSearchParams(q)}`, (r) => assert.deepEqual(assertEnvelope(r).errors, []))
+        const res = await everywhere(`/main/hs/transfers/get?${new URLSearchParams(q)}`, (r) =>
+          assert.deepEqual(assertEnvelope(r).errors, []),
+        )
         const got = (JSON.parse(res.body).data as { Номер: string }[]).map((t) => t.Номер).sort(byCode)
-        const want = storedTransfers.filter((t) => t.date !== '' && t.date.slice(0, 10) >= lo && t.date.slice(0, 10) <= hi).map((t) => t.number)
+        const want = storedTransfers
+          .filter((t) => t.date !== '' && t.date.slice(0, 10) >= lo && t.date.slice(0, 10) <= hi)
+          .map((t) => t.number)
         assert.deepEqual(got, want.sort(byCode), JSON.stringify(q))
       }),
       // Found by this property: the last day's exclusive end was `10000-01-01`.
@@ -167,7 +191,9 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
       for (const [key, kind] of documentedKeys(ep)) {
         if (kind === 'boolean') continue
         for (const canary of INJECTION_CANARIES) {
-          const res = await everywhere(`/main/hs/${ep.service}/get?${key}=${pct(canary)}`, (r) => assertEnvelope(r, [canary, canary.replaceAll('_slash_', '/')]))
+          const res = await everywhere(`/main/hs/${ep.service}/get?${key}=${pct(canary)}`, (r) =>
+            assertEnvelope(r, [canary, canary.replaceAll('_slash_', '/')]),
+          )
           const data = JSON.parse(res.body).data as unknown[]
           assert.ok(data.length <= baseline, `${ep.service} ${key}=${canary}: ${data.length} rows, ${baseline} without the filter`)
         }
@@ -179,13 +205,29 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
   it('F4 prototype names as services are 404 with or without credentials; other odd paths are 404 too', async () => {
     const paths = [
       ...PROTOTYPE_KEYS.map((name) => `/main/hs/${name}/get`),
-      '/main/hs/payments/get/', '//main/hs/payments/get', '/main/hs/PAYMENTS/get', '/main/hs/payments/get;x', '/main/hs/health/get',
-      '/main/hs/payments', '/main/hs/', '/metrics', '/debug', '/.env', '/main/hs/__proto__/get?__proto__[x]=1',
+      '/main/hs/payments/get/',
+      '//main/hs/payments/get',
+      '/main/hs/PAYMENTS/get',
+      '/main/hs/payments/get;x',
+      '/main/hs/health/get',
+      '/main/hs/payments',
+      '/main/hs/',
+      '/metrics',
+      '/debug',
+      '/.env',
+      '/main/hs/__proto__/get?__proto__[x]=1',
       // /docs is the reference page now; what Scalar would add beside it is not a route.
-      '/docs/index.html', '/docs/openapi.json', '/docs/openapi.yaml',
+      '/docs/index.html',
+      '/docs/openapi.json',
+      '/docs/openapi.yaml',
       // Paths the router cannot decode, and a service name over its 100-character limit:
       // Fastify answered these itself (400/414, without the headers every answer carries).
-      '/main/hs/%E4%E0/get', '/main/hs/%zz/get', '/main/hs/payments/get%zz', '/%zz', '/main/hs/health%', `/main/hs/${'x'.repeat(200)}/get`,
+      '/main/hs/%E4%E0/get',
+      '/main/hs/%zz/get',
+      '/main/hs/payments/get%zz',
+      '/%zz',
+      '/main/hs/health%',
+      `/main/hs/${'x'.repeat(200)}/get`,
     ]
     for (const [backend, app] of apps) {
       for (const path of paths) {
@@ -209,7 +251,13 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
   })
 
   it('F4 prototype names as query keys are ignored and as values are plain text; nothing is polluted', async () => {
-    const keys = [...PROTOTYPE_KEYS, '__proto__[polluted]', 'constructor[prototype][polluted]', '__proto__.polluted', 'code[__proto__][polluted]']
+    const keys = [
+      ...PROTOTYPE_KEYS,
+      '__proto__[polluted]',
+      'constructor[prototype][polluted]',
+      '__proto__.polluted',
+      'code[__proto__][polluted]',
+    ]
     const junk = keys.map((k) => `${pct(k)}=1`).join('&')
     for (const ep of ENDPOINTS) {
       const plain = (await apps[0]![1].api(`/main/hs/${ep.service}/get`)).body
@@ -220,7 +268,7 @@ describe(`F1–F4: query strings against ${BACKENDS.join(', ')} (FUZZ_SEED=${SEE
       }
     }
     assert.equal(({} as Record<string, unknown>).polluted, undefined)
-    assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false)
+    assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false)
     assert.equal(typeof ({} as object).toString, 'function')
   })
 })
@@ -242,7 +290,11 @@ describe(`F2 pages: 1,234 warehouses on ${BACKENDS.join(', ')} (FUZZ_SEED=${SEED
   it('name and group select exactly the reference rows, in name order, identically on every engine', async () => {
     const letter = fc.constantFrom(...'аАеЁёяZz0%_\\ ', '📦')
     // An empty name is no filter: every row, over three pages.
-    const name = fc.oneof(fc.constant(''), letter, fc.tuple(letter, letter).map(([a, b]) => a + b))
+    const name = fc.oneof(
+      fc.constant(''),
+      letter,
+      fc.tuple(letter, letter).map(([a, b]) => a + b),
+    )
     const query = fc.record({ name, group: fc.constantFrom(undefined, 'true', 'нет') })
     await fc.assert(
       fc.asyncProperty(query, async ({ name, group }) => {
@@ -254,7 +306,10 @@ describe(`F2 pages: 1,234 warehouses on ${BACKENDS.join(', ')} (FUZZ_SEED=${SEED
           const want = rows.filter((w) => refContains(w.name, name) && (group === undefined || w.group === (group === 'true')))
           assert.deepEqual(data.map((w) => w.Код).sort(byCode), want.map((w) => w.code).sort(byCode), `${backend}: ${path}`)
           for (let i = 1; i < data.length; i++) {
-            assert.ok(Buffer.compare(sortKey(data[i - 1]!.Наименование), sortKey(data[i]!.Наименование)) <= 0, `${backend}: ${path}: order at ${i}`)
+            assert.ok(
+              Buffer.compare(sortKey(data[i - 1]!.Наименование), sortKey(data[i]!.Наименование)) <= 0,
+              `${backend}: ${path}: order at ${i}`,
+            )
           }
           if (first === undefined) first = res.body
           else assert.equal(res.body, first, `${backend} disagrees on ${path}`)

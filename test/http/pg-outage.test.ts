@@ -65,7 +65,11 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
     const sql = await openReadOnly(url.toString())
     const users = new UserSnapshot(sql)
     await users.start()
-    const app = await createApp({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false })
+    const app = await createApp({
+      sql,
+      auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }),
+      logger: false,
+    })
     const get = (path: string) => app.inject({ method: 'GET', url: path, headers: basic('reader', 'пароль') })
     const ready = () => checkReadiness({ sql, draining: () => app.draining, maxLagMs: 15 * 60_000 })
     try {

@@ -31,7 +31,9 @@ const PRINTED = [...READ_MODELS.map((m) => m.table), 'ready_pages', 'ready_answe
 const columnsOf = (table: string): string => {
   const model = READ_MODELS.find((m) => m.table === table)
   if (!model) return '*'
-  return ['ref', 'short', ...(model.rowKey ? [model.rowKey] : []), ...(model.full ? ['full_form', 'full_issue', 'full_blobs'] : [])].join(', ')
+  return ['ref', 'short', ...(model.rowKey ? [model.rowKey] : []), ...(model.full ? ['full_form', 'full_issue', 'full_blobs'] : [])].join(
+    ', ',
+  )
 }
 
 async function printed(sql: SqlPort): Promise<Map<string, string[]>> {
@@ -52,7 +54,8 @@ async function printed(sql: SqlPort): Promise<Map<string, string[]>> {
   return out
 }
 
-const count = async (sql: SqlPort, table: string): Promise<number> => Number((await sql.all<Row>(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
+const count = async (sql: SqlPort, table: string): Promise<number> =>
+  Number((await sql.all<Row>(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
 
 const dir = tempDir()
 /** The demo's files (scale 0.3, seed 7) as NDJSON files, as `docgate import` reads them. */
@@ -110,7 +113,9 @@ for (const backend of BACKENDS) {
       assert.ok((await importFixture(byFileSql, [renamed])).ok)
       assert.ok((await importEntries(onceSql, [{ line: 1, value: renamed }], { ready: 'later' })).ok)
       await rebuildDeferred(onceSql)
-      const [{ n }] = (await onceSql.all<Row>("SELECT count(*) AS n FROM cash_accounts WHERE org_name = 'ООО \"Переименованная\"'")) as [Row]
+      const [{ n }] = (await onceSql.all<Row>('SELECT count(*) AS n FROM cash_accounts WHERE org_name = \'ООО "Переименованная"\'')) as [
+        Row,
+      ]
       assert.ok(Number(n) > 0)
       assert.deepEqual(await printed(onceSql), await printed(byFileSql))
     })
@@ -129,16 +134,26 @@ for (const backend of BACKENDS) {
         // Read as each file is reported (it has committed): its read models are not built yet.
         built.push(count(sql, 'api_warehouses'))
       })
-      assert.deepEqual(seen, paths.map((p) => [p, true]))
-      assert.deepEqual(await Promise.all(built), paths.map(() => 0))
+      assert.deepEqual(
+        seen,
+        paths.map((p) => [p, true]),
+      )
+      assert.deepEqual(
+        await Promise.all(built),
+        paths.map(() => 0),
+      )
       assert.equal(await getMeta(sql, READY_PENDING), undefined)
       assert.deepEqual(await printed(sql), byFile)
       assert.equal(siblings, backend === 'postgres' ? 1 : 0)
     })
 
-    it('docgate import into a store holding objects builds each file\'s read models with it', async () => {
+    it("docgate import into a store holding objects builds each file's read models with it", async () => {
       const sql = await store()
-      const warehouse = (n: number) => ({ type: 'Справочник.Склады', ref: `00000000-0000-4000-8000-00000000000${n}`, Наименование: `Склад ${n}` })
+      const warehouse = (n: number) => ({
+        type: 'Справочник.Склады',
+        ref: `00000000-0000-4000-8000-00000000000${n}`,
+        Наименование: `Склад ${n}`,
+      })
       assert.ok((await importFixture(sql, [warehouse(1)])).ok)
       const path = join(dir, 'second-warehouse.ndjson')
       writeFileSync(path, JSON.stringify(warehouse(2)) + '\n')
@@ -153,8 +168,14 @@ for (const backend of BACKENDS) {
       const bad = join(dir, 'bad.ndjson')
       writeFileSync(bad, 'not json\n')
       const reports: ImportReport[] = []
-      await assert.rejects(loadFiles(sql, [catalogues!, bad, join(dir, 'missing.ndjson')], (_, r) => reports.push(r)), { code: 'ENOENT' })
-      assert.deepEqual(reports.map((r) => r.ok), [true, false])
+      await assert.rejects(
+        loadFiles(sql, [catalogues!, bad, join(dir, 'missing.ndjson')], (_, r) => reports.push(r)),
+        { code: 'ENOENT' },
+      )
+      assert.deepEqual(
+        reports.map((r) => r.ok),
+        [true, false],
+      )
       assert.equal(await getMeta(sql, READY_PENDING), undefined)
       assert.deepEqual(await outdated(sql, VIEWS), [])
       assert.ok((await count(sql, 'cat_warehouses')) > 0)
@@ -165,7 +186,11 @@ for (const backend of BACKENDS) {
       const sql = await store()
       Object.assign(sql, { sibling: () => Promise.reject(new Error('sorry, too many clients already')) })
       const [catalogues] = demoFiles({ scale: 0.3, seed: 7 })
-      const report = await importEntries(sql, [...catalogues!.objects()].map((value, i) => ({ line: i + 1, value })), { ready: 'later' })
+      const report = await importEntries(
+        sql,
+        [...catalogues!.objects()].map((value, i) => ({ line: i + 1, value })),
+        { ready: 'later' },
+      )
       assert.ok(report.ok)
       await rebuildDeferred(sql)
       assert.equal(await getMeta(sql, READY_PENDING), undefined)

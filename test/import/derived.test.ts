@@ -23,7 +23,10 @@ function moves(seed: number, n: number): Move[] {
     const y = 2023 + (next() % 3)
     const m = 1 + (next() % 12)
     const d = 1 + (next() % 28)
-    const period = next() % 17 === 0 ? '0001-01-02T00:00:00' : `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}T${String(next() % 24).padStart(2, '0')}:00:00`
+    const period =
+      next() % 17 === 0
+        ? '0001-01-02T00:00:00'
+        : `${y}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}T${String(next() % 24).padStart(2, '0')}:00:00`
     const account = ['ba-1', 'ba-2', 'cd-1'][next() % 3]!
     const amount = (next() % 100000) / 100
     out.push([period, next() % 2 === 0 ? 'Приход' : 'Расход', `org-${next() % 2}`, account, amount, amount * 2])
@@ -46,8 +49,14 @@ describe('derived cash turnovers', () => {
   it('incremental updates over replaced and emptied record sets equal a rebuild from the register', async () => {
     const sets = Array.from({ length: 40 }, (_, i) => recordSet(`rec-${i}`, moves(i + 1, 1 + (i % 7))))
     assert.equal((await importFixture(sql, sets)).ok, true)
-    assert.equal((await importFixture(sql, [recordSet('rec-3', moves(100, 5)), recordSet('rec-4', []), recordSet('rec-5', moves(101, 2))])).ok, true)
-    assert.equal((await importFixture(sql, [recordSet('rec-5', []), recordSet('rec-41', moves(102, 9)), recordSet('rec-6', moves(103, 1))])).ok, true)
+    assert.equal(
+      (await importFixture(sql, [recordSet('rec-3', moves(100, 5)), recordSet('rec-4', []), recordSet('rec-5', moves(101, 2))])).ok,
+      true,
+    )
+    assert.equal(
+      (await importFixture(sql, [recordSet('rec-5', []), recordSet('rec-41', moves(102, 9)), recordSet('rec-6', moves(103, 1))])).ok,
+      true,
+    )
     const incremental = await snapshot(sql)
     assert.ok(incremental.length > 100)
     await sql.transaction(() => cashTurnovers.update(sql, 'all'))
@@ -55,10 +64,24 @@ describe('derived cash turnovers', () => {
   })
 
   it('each level sums the one below, and day rows sum the register', async () => {
-    assert.equal((await importFixture(sql, Array.from({ length: 10 }, (_, i) => recordSet(`rec-${i}`, moves(i + 7, 4))))).ok, true)
-    const [days] = await sql.all<{ n: number; r: number }>("SELECT SUM(moves) AS n, SUM(receipt) AS r FROM cash_turnovers WHERE level = 'd'")
-    const [years] = await sql.all<{ n: number; r: number }>("SELECT SUM(moves) AS n, SUM(receipt) AS r FROM cash_turnovers WHERE level = 'y'")
-    const [register] = await sql.all<{ n: number; r: number }>("SELECT COUNT(*) AS n, SUM(CASE WHEN movement = 'Приход' THEN amount ELSE 0 END) AS r FROM reg_cash")
+    assert.equal(
+      (
+        await importFixture(
+          sql,
+          Array.from({ length: 10 }, (_, i) => recordSet(`rec-${i}`, moves(i + 7, 4))),
+        )
+      ).ok,
+      true,
+    )
+    const [days] = await sql.all<{ n: number; r: number }>(
+      "SELECT SUM(moves) AS n, SUM(receipt) AS r FROM cash_turnovers WHERE level = 'd'",
+    )
+    const [years] = await sql.all<{ n: number; r: number }>(
+      "SELECT SUM(moves) AS n, SUM(receipt) AS r FROM cash_turnovers WHERE level = 'y'",
+    )
+    const [register] = await sql.all<{ n: number; r: number }>(
+      "SELECT COUNT(*) AS n, SUM(CASE WHEN movement = 'Приход' THEN amount ELSE 0 END) AS r FROM reg_cash",
+    )
     assert.equal(days!.n, 40)
     assert.equal(years!.n, 40)
     assert.equal(register!.n, 40)
@@ -91,9 +114,15 @@ describe('derived cash turnovers', () => {
 
   it("migrate drops the register's former covering index and makes the account's one", async () => {
     const indexes = async () =>
-      (await sql.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reg_cash' AND sql IS NOT NULL ORDER BY name")).map((r) => r.name)
+      (
+        await sql.all<{ name: string }>(
+          "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reg_cash' AND sql IS NOT NULL ORDER BY name",
+        )
+      ).map((r) => r.name)
     assert.deepEqual(await indexes(), ['reg_cash__account_period'])
-    await sql.exec('CREATE INDEX reg_cash__organization_account_account_type_period_movement_amount_amount_mgmt ON reg_cash (organization, account, account_type, period, movement, amount, amount_mgmt)')
+    await sql.exec(
+      'CREATE INDEX reg_cash__organization_account_account_type_period_movement_amount_amount_mgmt ON reg_cash (organization, account, account_type, period, movement, amount, amount_mgmt)',
+    )
     await sql.run("DELETE FROM meta WHERE key = 'derived:cash_turnovers'")
     await sql.transaction(() => migrate(sql, VIEWS))
     assert.deepEqual(await indexes(), ['reg_cash__account_period'])
@@ -102,7 +131,12 @@ describe('derived cash turnovers', () => {
   it('running totals: a movement added before, inside or after a period changes the balances read, and its removal restores them', async () => {
     const balance = async (from: string, to: string) => {
       const [b] = await cashBalances(sql, from, to, false)
-      return [b!.receiptsBefore - b!.expensesBefore, b!.receiptsThrough - b!.receiptsBefore, b!.expensesThrough - b!.expensesBefore, b!.moves]
+      return [
+        b!.receiptsBefore - b!.expensesBefore,
+        b!.receiptsThrough - b!.receiptsBefore,
+        b!.expensesThrough - b!.expensesBefore,
+        b!.moves,
+      ]
     }
     const base = [
       recordSet('r1', [['2025-03-10T09:00:00', 'Приход', 'org-a', 'ba-a', 1000, 900]]),
@@ -111,14 +145,11 @@ describe('derived cash turnovers', () => {
     ]
     assert.equal((await importFixture(sql, base)).ok, true)
     assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [1000, 0, 250.5, 1])
-    assert.deepEqual(
-      await sql.all('SELECT day, receipt, expense, receipt_mgmt, expense_mgmt, moves FROM cash_cumulative ORDER BY day'),
-      [
-        { day: '2025-03-10', receipt: 1000, expense: 0, receipt_mgmt: 900, expense_mgmt: 0, moves: 1 },
-        { day: '2025-04-05', receipt: 1000, expense: 250.5, receipt_mgmt: 900, expense_mgmt: 200, moves: 2 },
-        { day: '2025-05-20', receipt: 1040, expense: 250.5, receipt_mgmt: 930, expense_mgmt: 200, moves: 3 },
-      ],
-    )
+    assert.deepEqual(await sql.all('SELECT day, receipt, expense, receipt_mgmt, expense_mgmt, moves FROM cash_cumulative ORDER BY day'), [
+      { day: '2025-03-10', receipt: 1000, expense: 0, receipt_mgmt: 900, expense_mgmt: 0, moves: 1 },
+      { day: '2025-04-05', receipt: 1000, expense: 250.5, receipt_mgmt: 900, expense_mgmt: 200, moves: 2 },
+      { day: '2025-05-20', receipt: 1040, expense: 250.5, receipt_mgmt: 930, expense_mgmt: 200, moves: 3 },
+    ])
     // Before the period: the opening balance moves, and every later running total with it.
     assert.equal((await importFixture(sql, [recordSet('r0', [['2025-01-15T08:00:00', 'Расход', 'org-a', 'ba-a', 100, 100]])])).ok, true)
     assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [900, 0, 250.5, 1])
@@ -128,27 +159,56 @@ describe('derived cash turnovers', () => {
     assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [900, 60, 250.5, 2])
     assert.deepEqual(await balance('2025-04-06', '2026-01-01'), [709.5, 40, 0, 1])
     // Removed (an emptied record set) and replaced.
-    assert.equal((await importFixture(sql, [recordSet('r0', []), recordSet('r4', [['2025-06-01T12:00:00', 'Приход', 'org-a', 'ba-a', 5, 5]])])).ok, true)
+    assert.equal(
+      (await importFixture(sql, [recordSet('r0', []), recordSet('r4', [['2025-06-01T12:00:00', 'Приход', 'org-a', 'ba-a', 5, 5]])])).ok,
+      true,
+    )
     assert.deepEqual(await balance('2025-04-01', '2025-04-30'), [1000, 0, 250.5, 1])
     assert.deepEqual(await balance('2025-05-01', '2025-06-30'), [749.5, 45, 0, 2])
     // An account whose every movement goes is no longer listed.
-    assert.equal((await importFixture(sql, ['r1', 'r2', 'r3', 'r4'].map((r) => recordSet(r, [])))).ok, true)
+    assert.equal(
+      (
+        await importFixture(
+          sql,
+          ['r1', 'r2', 'r3', 'r4'].map((r) => recordSet(r, [])),
+        )
+      ).ok,
+      true,
+    )
     assert.deepEqual(await cashBalances(sql, '2025-01-01', '2025-12-31', false), [])
     assert.deepEqual(await sql.all('SELECT * FROM cash_keys'), [])
   })
 
   it('incrementally kept running totals equal a rebuild from the turnovers', async () => {
     const running = () =>
-      sql.all<Record<string, number | string>>('SELECT * FROM cash_cumulative ORDER BY organization, account, account_type, day').then((rows) =>
-        // Sums added in another order may differ in the last bits of a double.
-        rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 1e6) / 1e6 : v]))),
-      )
-    assert.equal((await importFixture(sql, Array.from({ length: 30 }, (_, i) => recordSet(`rec-${i}`, moves(i + 1, 1 + (i % 5)))))).ok, true)
-    assert.equal((await importFixture(sql, [recordSet('rec-3', moves(200, 4)), recordSet('rec-7', []), recordSet('rec-31', moves(201, 6))])).ok, true)
+      sql
+        .all<Record<string, number | string>>('SELECT * FROM cash_cumulative ORDER BY organization, account, account_type, day')
+        .then((rows) =>
+          // Sums added in another order may differ in the last bits of a double.
+          rows.map((r) =>
+            Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? Math.round(v * 1e6) / 1e6 : v])),
+          ),
+        )
+    assert.equal(
+      (
+        await importFixture(
+          sql,
+          Array.from({ length: 30 }, (_, i) => recordSet(`rec-${i}`, moves(i + 1, 1 + (i % 5)))),
+        )
+      ).ok,
+      true,
+    )
+    assert.equal(
+      (await importFixture(sql, [recordSet('rec-3', moves(200, 4)), recordSet('rec-7', []), recordSet('rec-31', moves(201, 6))])).ok,
+      true,
+    )
     const incremental = await running()
     assert.ok(incremental.length > 50)
     const keys = await sql.all('SELECT * FROM cash_keys ORDER BY organization, account, account_type')
-    assert.deepEqual(keys, await sql.all('SELECT DISTINCT organization, account, account_type FROM reg_cash ORDER BY organization, account, account_type'))
+    assert.deepEqual(
+      keys,
+      await sql.all('SELECT DISTINCT organization, account, account_type FROM reg_cash ORDER BY organization, account, account_type'),
+    )
     await sql.transaction(() => cashTurnovers.update(sql, 'all'))
     assert.deepEqual(incremental, await running())
     assert.deepEqual(keys, await sql.all('SELECT * FROM cash_keys ORDER BY organization, account, account_type'))

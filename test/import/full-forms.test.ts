@@ -94,7 +94,10 @@ for (const backend of BACKENDS) {
   describe(`${backend}: stored full forms of the demo data`, () => {
     let app: TestApp
     before(async () => {
-      app = await startApp(demoFiles({ scale: 0.05, seed: 1 }).flatMap((f) => [...f.objects()]), { backend })
+      app = await startApp(
+        demoFiles({ scale: 0.05, seed: 1 }).flatMap((f) => [...f.objects()]),
+        { backend },
+      )
     })
     after(() => app.close())
 
@@ -123,7 +126,9 @@ for (const backend of BACKENDS) {
       // Row 3 (Сборка А, 1.5): main spec Б → material Узел Б → its main spec В → material Деталь В → its main spec Г.
       // Row 5 (Узел Б, 2): main spec В → Деталь В → Г. Г = 0.33, В = 10 + 3 × 0.33 = 10.99, Б = 50 + 2 × 10.99 = 71.98.
       assert.deepEqual(await costs(app), [123.45, 310, 107.97, 0, 21.98])
-      const report = await app.importMore([catalogueObject('СпецификацииНоменклатуры', 'спец-г', 'Спецификация Г', costsOf(0, 0, 0, 0, 0, 1))])
+      const report = await app.importMore([
+        catalogueObject('СпецификацииНоменклатуры', 'спец-г', 'Спецификация Г', costsOf(0, 0, 0, 0, 0, 1)),
+      ])
       assert.equal(report.ok, true)
       // Г = 1, В = 10 + 3 × 1 = 13, Б = 50 + 2 × 13 = 76: 1.5 × 76 = 114 and 2 × 13 = 26.
       assert.deepEqual(await costs(app), [123.45, 310, 114, 0, 26])
@@ -195,7 +200,9 @@ for (const backend of BACKENDS) {
       )
       assert.deepEqual(data[700]!.Материалы, '1 позиция')
       assert.deepEqual(data[701]!.Материалы, [{ НомерСтроки: '1', Номенклатура: '', Количество: 1, ЕдиницаИзмерения: '' }])
-      assert.deepEqual(errors, [`Требование-накладная ${broken} от 09.03.2026: не удалось прочитать табличную часть Материалы: ${PART_FAILURE}`])
+      assert.deepEqual(errors, [
+        `Требование-накладная ${broken} от 09.03.2026: не удалось прочитать табличную часть Материалы: ${PART_FAILURE}`,
+      ])
     })
   })
 }

@@ -35,11 +35,24 @@ const content = (seed: number, size: number): Buffer => {
 // Five requests on 2025-06-10 and one on 2025-06-11. Contents of 700,000 bytes: four of
 // them exceed one statement's 3 MiB of small contents, so those are read in two.
 const FILES: Record<string, [name: string, size: number][]> = {
-  'стр-1': [['a.txt', 11], ['b.bin', 700_000]],
+  'стр-1': [
+    ['a.txt', 11],
+    ['b.bin', 700_000],
+  ],
   'стр-2': [],
-  'стр-3': [['большой.bin', BLOB_CHUNK + 1000], ['c.bin', 700_000]],
-  'стр-4': [['ровно-чанк.bin', BLOB_CHUNK], ['d.bin', 700_000], ['e.txt', 3]],
-  'стр-5': [['f.bin', 700_000], ['ж.txt', 5]],
+  'стр-3': [
+    ['большой.bin', BLOB_CHUNK + 1000],
+    ['c.bin', 700_000],
+  ],
+  'стр-4': [
+    ['ровно-чанк.bin', BLOB_CHUNK],
+    ['d.bin', 700_000],
+    ['e.txt', 3],
+  ],
+  'стр-5': [
+    ['f.bin', 700_000],
+    ['ж.txt', 5],
+  ],
   'стр-6': [['другой-день.txt', 9]],
 }
 
@@ -62,7 +75,15 @@ const objects = Object.entries(FILES).flatMap(([key, files], i) => [
     Данные: content(i * 10 + j, size).toString('base64'),
   })),
   // Marked for deletion: not printed, not read.
-  { type: FILE, ref: uuid(`${key}-удалённый`), Наименование: 'x.txt', Объект: { type: REQUEST, ref: uuid(key) }, ИмяФайла: 'x.txt', Данные: 'eA==', ПометкаУдаления: true },
+  {
+    type: FILE,
+    ref: uuid(`${key}-удалённый`),
+    Наименование: 'x.txt',
+    Объект: { type: REQUEST, ref: uuid(key) },
+    ИмяФайла: 'x.txt',
+    Данные: 'eA==',
+    ПометкаУдаления: true,
+  },
 ])
 
 async function text(body: Buffer | AsyncIterable<Buffer>): Promise<string> {
@@ -72,14 +93,15 @@ async function text(body: Buffer | AsyncIterable<Buffer>): Promise<string> {
   return Buffer.concat(parts).toString()
 }
 
-const answer = async (sql: SqlPort, query: string) => runList(payments, new Map(new URLSearchParams(query)), { sql, now: () => new Date('2026-01-15T12:00:00Z') })
+const answer = async (sql: SqlPort, query: string) =>
+  runList(payments, new Map(new URLSearchParams(query)), { sql, now: () => new Date('2026-01-15T12:00:00Z') })
 
 /** The forms the rows of a day print one by one, each spliced as stored: the oracle. */
 async function rowByRow(sql: SqlPort, day: string): Promise<string[]> {
-  const rows = await sql.all<Row>('SELECT full_form, full_blobs FROM api_payments WHERE expense_date >= ? AND expense_date < ? ORDER BY expense_date DESC, number DESC, ref DESC', [
-    day,
-    `${day}T24`,
-  ])
+  const rows = await sql.all<Row>(
+    'SELECT full_form, full_blobs FROM api_payments WHERE expense_date >= ? AND expense_date < ? ORDER BY expense_date DESC, number DESC, ref DESC',
+    [day, `${day}T24`],
+  )
   const forms: string[] = []
   for (const row of rows) {
     const out = new ChunkWriter()
@@ -112,7 +134,10 @@ for (const backend of BACKENDS) {
           .slice(1)
           .sort((a, b) => a[0] - b[0])
           .map(([, spots]) => spots.length)
-      const pages = await store.writer.all<Row>(`SELECT bucket, seq, n, body IS NULL AS missing, blobs FROM ${PAGES_TABLE} WHERE model = ? ORDER BY bucket`, ['api_payments:full'])
+      const pages = await store.writer.all<Row>(
+        `SELECT bucket, seq, n, body IS NULL AS missing, blobs FROM ${PAGES_TABLE} WHERE model = ? ORDER BY bucket`,
+        ['api_payments:full'],
+      )
       assert.deepEqual(
         pages.map((p) => [p.bucket, Number(p.seq), Number(p.n), Boolean(Number(p.missing)), spotsByForm(String(p.blobs))]),
         [
@@ -189,12 +214,17 @@ for (const backend of BACKENDS) {
               return typeof value === 'function' ? value.bind(target) : value
             }
             return async (t: string, params: readonly unknown[] = [], columns?: Record<string, ColumnKind>) => {
-              const rows = key === 'all' ? await target.all<Row>(t, params as never) : await target.readBytes<Row>(t, params as never, columns!)
-              return t.includes('cat_attachments_data') ? rows.map((r) => (r.owner === ref ? { ...r, chunk: (r.chunk as Buffer).subarray(1) } : r)) : rows
+              const rows =
+                key === 'all' ? await target.all<Row>(t, params as never) : await target.readBytes<Row>(t, params as never, columns!)
+              return t.includes('cat_attachments_data')
+                ? rows.map((r) => (r.owner === ref ? { ...r, chunk: (r.chunk as Buffer).subarray(1) } : r))
+                : rows
             }
           },
         })
-      await assert.rejects(text(await answer(shrunk(store.writer), 'full=true&date=10.06.2025')), { message: `attachment ${ref} changed while it was being read` })
+      await assert.rejects(text(await answer(shrunk(store.writer), 'full=true&date=10.06.2025')), {
+        message: `attachment ${ref} changed while it was being read`,
+      })
     })
   })
 }
@@ -208,7 +238,9 @@ describe('which endpoints splice attachment contents into their full pages', () 
       const spliced: string[] = []
       for (const ep of ENDPOINTS) {
         if (ep.kind !== 'list' || !ep.fullPage) continue
-        const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${PAGES_TABLE} WHERE model = ? AND blobs <> ''`, [fullKey(ep.readModel.table)])
+        const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${PAGES_TABLE} WHERE model = ? AND blobs <> ''`, [
+          fullKey(ep.readModel.table),
+        ])
         if (Number(row!.n) > 0) spliced.push(ep.service)
       }
       assert.deepEqual(spliced, ['payments', 'receipts'])

@@ -33,7 +33,11 @@ describe('import lines checked in a thread of their own', () => {
       const path = join(dir, `${file.name}.ndjson`)
       writeFileSync(path, lines.join('\n') + '\n')
       const entries = await all(path)
-      assert.deepEqual(entries.map((e) => e.line), lines.map((_, i) => i + 1), file.name)
+      assert.deepEqual(
+        entries.map((e) => e.line),
+        lines.map((_, i) => i + 1),
+        file.name,
+      )
       for (const [i, e] of entries.entries()) {
         assert.ok('checked' in e, `${file.name}:${i + 1}`)
         const expected = validate(JSON.parse(lines[i]!))
@@ -57,13 +61,29 @@ describe('import lines checked in a thread of their own', () => {
 
   it('invalid lines keep their numbers and reasons; blank lines are skipped', async () => {
     const path = join(dir, 'mixed.ndjson')
-    writeFileSync(path, [JSON.stringify(wh('a', 'А')), '{"type": oops}', '', JSON.stringify({ type: W, ref: 'x' }), JSON.stringify({ type: W, ref: uuid('b'), deleted: true })].join('\n'))
+    writeFileSync(
+      path,
+      [
+        JSON.stringify(wh('a', 'А')),
+        '{"type": oops}',
+        '',
+        JSON.stringify({ type: W, ref: 'x' }),
+        JSON.stringify({ type: W, ref: uuid('b'), deleted: true }),
+      ].join('\n'),
+    )
     const entries = await all(path)
     assert.equal(entries.length, 4)
-    assert.deepEqual(entries.map((e) => e.line), [1, 2, 4, 5])
+    assert.deepEqual(
+      entries.map((e) => e.line),
+      [1, 2, 4, 5],
+    )
     assert.match((entries[1] as { error: string }).error, /^not JSON: /)
     assert.deepEqual((entries[2] as { checked: unknown }).checked, { ok: false, type: W, ref: 'x', reasons: ['"ref" is not a UUID: "x"'] })
-    assert.deepEqual((entries[3] as { checked: unknown }).checked, { ok: true, unknownKeys: [], operation: { op: 'delete', type: W, ref: uuid('b') } })
+    assert.deepEqual((entries[3] as { checked: unknown }).checked, {
+      ok: true,
+      unknownKeys: [],
+      operation: { op: 'delete', type: W, ref: uuid('b') },
+    })
   })
 
   it('a file that cannot be read fails the reading with the system message and code', async () => {
@@ -108,9 +128,16 @@ describe('import lines checked in a thread of their own', () => {
     writeFileSync(a, Array.from({ length: 1200 }, (_, i) => JSON.stringify(wh(`a${i}`, `А ${i}`))).join('\n'))
     writeFileSync(b, Array.from({ length: 900 }, (_, i) => JSON.stringify(wh(`b${i}`, `Б ${i}`))).join('\n'))
     const [ea, eb] = await Promise.all([all(a), all(b)])
-    const names = (es: Entry[]) => es.map((e) => ('checked' in e && e.checked.ok && e.checked.operation.op === 'upsert' ? e.checked.operation.presentation : '?'))
-    assert.deepEqual(names(ea), Array.from({ length: 1200 }, (_, i) => `А ${i}`))
-    assert.deepEqual(names(eb), Array.from({ length: 900 }, (_, i) => `Б ${i}`))
+    const names = (es: Entry[]) =>
+      es.map((e) => ('checked' in e && e.checked.ok && e.checked.operation.op === 'upsert' ? e.checked.operation.presentation : '?'))
+    assert.deepEqual(
+      names(ea),
+      Array.from({ length: 1200 }, (_, i) => `А ${i}`),
+    )
+    assert.deepEqual(
+      names(eb),
+      Array.from({ length: 900 }, (_, i) => `Б ${i}`),
+    )
   })
 
   it('files read in turn: each its own lines, an unreadable one fails alone, the next still read', async () => {

@@ -31,7 +31,9 @@ async function bytes(body: Body): Promise<Buffer> {
 
 async function answer(sql: SqlPort, ep: ListEndpoint, query: string): Promise<{ body: string; rows: number }> {
   let rows = -1
-  const body = await bytes(await runList(ep, new Map(new URLSearchParams(query)), { sql, now: () => new Date('2026-01-15T12:00:00Z'), rows: (n) => (rows = n) }))
+  const body = await bytes(
+    await runList(ep, new Map(new URLSearchParams(query)), { sql, now: () => new Date('2026-01-15T12:00:00Z'), rows: (n) => (rows = n) }),
+  )
   return { body: body.toString(), rows }
 }
 
@@ -47,13 +49,21 @@ async function modelRows(sql: SqlPort, ep: ListEndpoint, columns: string, days?:
 }
 
 /** The answer straight from the read model's short forms. */
-async function expected(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
+async function expected(
+  sql: SqlPort,
+  ep: ListEndpoint,
+  days?: { from: string; toExclusive: string },
+): Promise<{ body: string; rows: number }> {
   const rows = await modelRows(sql, ep, 'short', days)
   return { body: `{"data":[${rows.map((r) => (r.short as Buffer).toString()).join(',')}],"errors":[]}`, rows: rows.length }
 }
 
 /** The full-form answer straight from the read model's rows, each spliced as stored. */
-async function expectedFull(sql: SqlPort, ep: ListEndpoint, days?: { from: string; toExclusive: string }): Promise<{ body: string; rows: number }> {
+async function expectedFull(
+  sql: SqlPort,
+  ep: ListEndpoint,
+  days?: { from: string; toExclusive: string },
+): Promise<{ body: string; rows: number }> {
   const forms: string[] = []
   const issues: string[] = []
   for (const row of await modelRows(sql, ep, 'full_form, full_issue, full_blobs', days)) {
@@ -151,7 +161,11 @@ for (const backend of BACKENDS) {
         const got = await answer(store.writer, ep, `from=${dmy(mid)}&to=${dmy(next(mid, 2))}`)
         assert.deepEqual(got, await expected(store.writer, ep, three), `${ep.service} period`)
         if (ep.period!.date) {
-          assert.deepEqual(await answer(store.writer, ep, `date=${dmy(mid)}`), await expected(store.writer, ep, { from: mid, toExclusive: next(mid, 1) }), `${ep.service} date`)
+          assert.deepEqual(
+            await answer(store.writer, ep, `date=${dmy(mid)}`),
+            await expected(store.writer, ep, { from: mid, toExclusive: next(mid, 1) }),
+            `${ep.service} date`,
+          )
           // Both given: the rows inside both.
           const both = await answer(store.writer, ep, `from=${dmy(mid)}&to=${dmy(next(mid, 2))}&date=${dmy(next(mid, 1))}`)
           assert.deepEqual(both, await expected(store.writer, ep, { from: next(mid, 1), toExclusive: next(mid, 2) }), `${ep.service} both`)
@@ -204,7 +218,10 @@ for (const backend of BACKENDS) {
       const onNewDay = await answer(store.writer, ep, `date=${dmy(newDay)}`)
       assert.equal(onNewDay.rows, 1)
       assert.deepEqual(onNewDay, await expected(store.writer, ep, { from: newDay, toExclusive: next(newDay, 1) }))
-      assert.deepEqual(await answer(store.writer, ep, `date=${dmy(oldDay)}`), await expected(store.writer, ep, { from: oldDay, toExclusive: next(oldDay, 1) }))
+      assert.deepEqual(
+        await answer(store.writer, ep, `date=${dmy(oldDay)}`),
+        await expected(store.writer, ep, { from: oldDay, toExclusive: next(oldDay, 1) }),
+      )
       assert.deepEqual(await answer(store.writer, ep, ''), await expected(store.writer, ep))
     })
 
@@ -227,7 +244,9 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await answer(counted, ep, query), first)
       assert.deepEqual(await answer(counted, ep, query), first)
       assert.equal(byteReads(), reads)
-      const [doc] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [day])
+      const [doc] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [
+        day,
+      ])
       const source = [...demoFiles({ scale: 0.3, seed: 7 })].flatMap((f) => [...f.objects()]) as Record<string, unknown>[]
       const object = source.find((o) => o.ref === doc!.ref)!
       const report = await importFixture(store.writer, [{ ...object, Комментарий: 'страница перестроена' }])
@@ -243,7 +262,10 @@ for (const backend of BACKENDS) {
 
       // A page rebuilt again between the keys and the bytes: the answer is read whole, never
       // one day's new page beside the other day's old one.
-      const [doc2] = await store.writer.all<Row>('SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1', [day2])
+      const [doc2] = await store.writer.all<Row>(
+        'SELECT ref FROM api_payments WHERE substr(expense_date, 1, 10) = ? ORDER BY ref LIMIT 1',
+        [day2],
+      )
       const object2 = source.find((o) => o.ref === doc2!.ref)!
       assert.ok((await importFixture(store.writer, [{ ...object, Комментарий: 'первая правка' }])).ok)
       beforeNextRead(async () => {

@@ -128,12 +128,22 @@ for (const backend of BACKENDS) {
       assert.equal((await importFixture(sql, [{ type: `${C}Номенклатура`, ref: uuid('e-bolt'), deleted: true }])).ok, true)
       assert.equal(await generation(sql), ++g)
       assert.equal(find(await tree(), 'Н-008'), undefined)
-      const added = { type: `${C}Номенклатура`, ref: uuid('e-new'), Код: 'Н-100', Наименование: 'Швеллер 10', ЭтоГруппа: false, Родитель: uuid('g-thin') }
+      const added = {
+        type: `${C}Номенклатура`,
+        ref: uuid('e-new'),
+        Код: 'Н-100',
+        Наименование: 'Швеллер 10',
+        ЭтоГруппа: false,
+        Родитель: uuid('g-thin'),
+      }
       const renamed = plain('ЕдиницыИзмерения', 'unit-pcs', 'штука')
       assert.equal((await importFixture(sql, [added, renamed])).ok, true)
       assert.equal(await generation(sql), ++g)
       const thin = find(await tree(), 'Г-03')!
-      assert.deepEqual(thin.Дети!.map((n) => n.Код), ['Н-003', 'Н-100'])
+      assert.deepEqual(
+        thin.Дети!.map((n) => n.Код),
+        ['Н-003', 'Н-100'],
+      )
       assert.equal(find(await tree(), 'Н-004')?.ЕдиницаИзмерения, 'штука')
     })
 
@@ -168,7 +178,10 @@ for (const backend of BACKENDS) {
       const body = await runComputed(materials, new Map([['code', 'Н-001']]), { sql, now })
       assert.equal(Buffer.isBuffer(body), true)
       const { data } = JSON.parse((body as Buffer).toString('utf8')) as { data: Node[] }
-      assert.deepEqual(data.map((n) => n.Код), ['Г-01'])
+      assert.deepEqual(
+        data.map((n) => n.Код),
+        ['Г-01'],
+      )
     })
 
     it('a large answer is stored and read in chunks, byte for byte', async () => {
@@ -177,7 +190,10 @@ for (const backend of BACKENDS) {
       const chunks = await readReady(sql, 'probe')
       const parts: Buffer[] = []
       for await (const c of chunks!) parts.push(c)
-      assert.deepEqual(parts.map((p) => p.length), [BLOB_CHUNK, BLOB_CHUNK, 5])
+      assert.deepEqual(
+        parts.map((p) => p.length),
+        [BLOB_CHUNK, BLOB_CHUNK, 5],
+      )
       assert.equal(Buffer.concat(parts).equals(bytes), true)
       await dropReady(sql, 'probe')
       assert.equal(await readReady(sql, 'probe'), undefined)

@@ -40,7 +40,11 @@ describe('import values: Base64 content', () => {
       'ЖЖЖЖ',
       'QUJDQQ==QUJD', // padding between groups
     ]) {
-      assert.throws(() => store(text), (err: unknown) => err instanceof ValueError && err.message === 'expected Base64 text', JSON.stringify(text))
+      assert.throws(
+        () => store(text),
+        (err: unknown) => err instanceof ValueError && err.message === 'expected Base64 text',
+        JSON.stringify(text),
+      )
     }
     assert.throws(() => store(12), /expected Base64 text/)
     assert.throws(() => store(['QUJD']), /expected Base64 text/)

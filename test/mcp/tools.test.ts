@@ -24,14 +24,21 @@ describe('MCP tools: derived from the declarations', () => {
       const { parameters } = doc.paths[`/main/hs/${e.service}/get`]!.get
       const main = parameters.filter((p) => !p.description.includes(' Alias of `'))
       const properties = toolOf(e).inputSchema.properties as Record<string, { description: string }>
-      assert.deepEqual(Object.keys(properties), main.map((p) => p.name), e.service)
+      assert.deepEqual(
+        Object.keys(properties),
+        main.map((p) => p.name),
+        e.service,
+      )
       for (const p of main) assert.equal(properties[p.name]!.description, p.description, `${e.service}.${p.name}`)
     }
   })
 
   it('every tool has a title from the spec and names the fields its rows print', () => {
     for (const e of ENDPOINTS) assert.ok(toolOf(e).title, e.service)
-    assert.equal(toolOf(endpointByService.get('cashflows')!).title, 'Cash balances and turnovers per account/cash desk (actual, not planned)')
+    assert.equal(
+      toolOf(endpointByService.get('cashflows')!).title,
+      'Cash balances and turnovers per account/cash desk (actual, not planned)',
+    )
     assert.match(toolOf(endpointByService.get('warehouses')!).description!, / Rows print the fields Код, Наименование, ЭтоГруппа\. /)
   })
 })
@@ -48,29 +55,47 @@ describe('sqlite: MCP tools: a failing store', () => {
     await store.cleanup()
   })
 
-  it('a tool call whose reads fail is an error result with the API\'s 500 body', async () => {
+  it("a tool call whose reads fail is an error result with the API's 500 body", async () => {
     const failing = failingReads(() => true, 'database disk image is malformed')(sql)
     const logged: string[] = []
-    const result = await callTool(endpointByService.get('warehouses')!, {}, { executor: inProcessExecutor(failing, 0), now: () => new Date(), errorText, onError: (_err, service) => logged.push(service) }, NO_STOP)
+    const result = await callTool(
+      endpointByService.get('warehouses')!,
+      {},
+      { executor: inProcessExecutor(failing, 0), now: () => new Date(), errorText, onError: (_err, service) => logged.push(service) },
+      NO_STOP,
+    )
     assert.deepEqual(result, { isError: true, content: [{ type: 'text', text: '{"error":"database disk image is malformed"}' }] })
     assert.deepEqual(logged, ['warehouses'])
   })
 
-  it('a tool call that fails for the store\'s connection says the store is unavailable; the log gets the driver\'s text', async () => {
+  it("a tool call that fails for the store's connection says the store is unavailable; the log gets the driver's text", async () => {
     const failing = failingReads(() => true, 'connect ECONNREFUSED 10.1.2.3:5432')(sql)
     const logged: string[] = []
-    const options = { executor: inProcessExecutor(failing, 0), now: () => new Date(), errorText, onError: (err: unknown) => logged.push((err as Error).message) }
+    const options = {
+      executor: inProcessExecutor(failing, 0),
+      now: () => new Date(),
+      errorText,
+      onError: (err: unknown) => logged.push((err as Error).message),
+    }
     const result = await callTool(endpointByService.get('warehouses')!, {}, options, NO_STOP)
     assert.deepEqual(result, { isError: true, content: [{ type: 'text', text: '{"error":"the store is unavailable"}' }] })
     assert.deepEqual(logged, ['connect ECONNREFUSED 10.1.2.3:5432'])
   })
 
-  it('a value of the wrong kind is refused; a boolean false is the API\'s false', async () => {
+  it("a value of the wrong kind is refused; a boolean false is the API's false", async () => {
     const options = { executor: inProcessExecutor(sql, 0), now: () => new Date(), errorText }
     const warehouses = endpointByService.get('warehouses')!
-    assert.deepEqual(await callTool(warehouses, { code: { x: 1 } }, options, NO_STOP), { isError: true, content: [{ type: 'text', text: 'code: expected a string, number or boolean' }] })
-    const elements = JSON.parse(((await callTool(warehouses, { group: false, code: '00000001' }, options, NO_STOP)).content[0] as { text: string }).text)
-    assert.deepEqual(elements.data.map((w: { Код: string }) => w.Код), ['000000001', '000000011', '000000012'])
+    assert.deepEqual(await callTool(warehouses, { code: { x: 1 } }, options, NO_STOP), {
+      isError: true,
+      content: [{ type: 'text', text: 'code: expected a string, number or boolean' }],
+    })
+    const elements = JSON.parse(
+      ((await callTool(warehouses, { group: false, code: '00000001' }, options, NO_STOP)).content[0] as { text: string }).text,
+    )
+    assert.deepEqual(
+      elements.data.map((w: { Код: string }) => w.Код),
+      ['000000001', '000000011', '000000012'],
+    )
   })
 })
 
@@ -101,7 +126,17 @@ describe('sqlite: MCP tools: a tree over the bound', () => {
   const text = (result: unknown) => (result as { content: { text: string }[] }).content.map((c) => c.text)
   const node = (code: string, name: string, children?: unknown[]) =>
     children === undefined
-      ? { Код: code, Наименование: name, Артикул: '', ЭтоГруппа: false, Услуга: false, ЕдиницаИзмерения: '', ВидНоменклатуры: '', НоменклатурнаяГруппа: '', ОсновнойПоставщик: '' }
+      ? {
+          Код: code,
+          Наименование: name,
+          Артикул: '',
+          ЭтоГруппа: false,
+          Услуга: false,
+          ЕдиницаИзмерения: '',
+          ВидНоменклатуры: '',
+          НоменклатурнаяГруппа: '',
+          ОсновнойПоставщик: '',
+        }
       : { Код: code, Наименование: name, ЭтоГруппа: true, Дети: children }
 
   it('answers the top of the tree with the children cut at the level that fits, and says how to open a group', async () => {
@@ -110,7 +145,11 @@ describe('sqlite: MCP tools: a tree over the bound', () => {
     const [envelope, note, ...rest] = text(await callTool(materials, {}, options, NO_STOP))
     assert.deepEqual(rest, [])
     assert.deepEqual(JSON.parse(envelope!), {
-      data: [node('G04', 'Крепёж', [node('B01', 'Болт М8')]), node('G01', 'Металлы', [node('G03', 'Медь', []), node('G02', 'Сталь', [])]), node('N01', 'Гайка')],
+      data: [
+        node('G04', 'Крепёж', [node('B01', 'Болт М8')]),
+        node('G01', 'Металлы', [node('G03', 'Медь', []), node('G02', 'Сталь', [])]),
+        node('N01', 'Гайка'),
+      ],
       errors: [],
     })
     assert.equal(
@@ -125,7 +164,10 @@ describe('sqlite: MCP tools: a tree over the bound', () => {
     assert.deepEqual(JSON.parse(opened!).data, [node('G01', 'Металлы', [node('G02', 'Сталь', steel)])])
   })
 
-  it('the tool\'s description says how cut children are shown', () => {
-    assert.match(toolOf(endpointByService.get('materials')!).description!, /a group of that level shows Дети: \[\] \(never empty otherwise\) and the answer names the level; ask with group=<a group's name> to open one\.$/)
+  it("the tool's description says how cut children are shown", () => {
+    assert.match(
+      toolOf(endpointByService.get('materials')!).description!,
+      /a group of that level shows Дети: \[\] \(never empty otherwise\) and the answer names the level; ask with group=<a group's name> to open one\.$/,
+    )
   })
 })

@@ -7,13 +7,20 @@ import { checkAnswer } from '../support/contract.js'
 
 const WAREHOUSE = { Код: '000000001', Наименование: 'Основной склад', ЭтоГруппа: false }
 const body = (data: unknown[], errors: unknown[] = []) => JSON.stringify({ data, errors })
-const check = (b: string, path = '/main/hs/warehouses/get') => () => checkAnswer('GET', path, 200, b)
+const check =
+  (b: string, path = '/main/hs/warehouses/get') =>
+  () =>
+    checkAnswer('GET', path, 200, b)
 
 describe('declared response shapes', () => {
   it('every endpoint declares a short shape with an id, and a full one where it has a full option', () => {
     for (const e of ENDPOINTS) {
       assert.ok(e.response.short.$id, e.service)
-      assert.equal(e.response.full !== undefined, e.params.some((p) => p.name === 'full'), e.service)
+      assert.equal(
+        e.response.full !== undefined,
+        e.params.some((p) => p.name === 'full'),
+        e.service,
+      )
     }
   })
   it('a printed item as declared passes', () => assert.doesNotThrow(check(body([WAREHOUSE], ['Неверный формат даты']))))
@@ -33,8 +40,23 @@ describe('declared response shapes', () => {
     assert.doesNotThrow(check(body([{ ...item, Дата: '20.11.2024' }]), '/main/hs/demands/get?code=1'))
   })
   it('a materials group holds its children recursively', () => {
-    const element = { Код: '2', Наименование: 'Болт', Артикул: '', ЭтоГруппа: false, Услуга: false, ЕдиницаИзмерения: 'шт', ВидНоменклатуры: 'Материал', НоменклатурнаяГруппа: 'Крепеж', ОсновнойПоставщик: '' }
-    const tree = { Код: '1', Наименование: 'Материалы', ЭтоГруппа: true, Дети: [{ Код: '3', Наименование: 'Крепеж', ЭтоГруппа: true, Дети: [element] }] }
+    const element = {
+      Код: '2',
+      Наименование: 'Болт',
+      Артикул: '',
+      ЭтоГруппа: false,
+      Услуга: false,
+      ЕдиницаИзмерения: 'шт',
+      ВидНоменклатуры: 'Материал',
+      НоменклатурнаяГруппа: 'Крепеж',
+      ОсновнойПоставщик: '',
+    }
+    const tree = {
+      Код: '1',
+      Наименование: 'Материалы',
+      ЭтоГруппа: true,
+      Дети: [{ Код: '3', Наименование: 'Крепеж', ЭтоГруппа: true, Дети: [element] }],
+    }
     assert.doesNotThrow(check(body([tree]), '/main/hs/materials/get'))
     assert.throws(check(body([{ ...tree, Дети: [{ ...element, Артикул: 1 }] }]), '/main/hs/materials/get'), /does not match/)
   })

@@ -15,21 +15,22 @@ import type { TestApp } from '../support/app.js'
 
 type Json = Record<string, any>
 
-for (const backend of BACKENDS) describe(`${backend}: GET /openapi.json`, () => {
-  let app: TestApp
-  before(async () => {
-    app = await startApp(warehousesFixture, { backend })
-  })
-  after(() => app.close())
+for (const backend of BACKENDS)
+  describe(`${backend}: GET /openapi.json`, () => {
+    let app: TestApp
+    before(async () => {
+      app = await startApp(warehousesFixture, { backend })
+    })
+    after(() => app.close())
 
-  it('answers 200 JSON without credentials, and is the generated document', async () => {
-    const res = await app.get('/openapi.json')
-    assert.equal(res.status, 200)
-    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
-    assert.equal(res.json.openapi, '3.1.0')
-    assert.deepEqual(res.json, JSON.parse(JSON.stringify(openApiDocument())))
+    it('answers 200 JSON without credentials, and is the generated document', async () => {
+      const res = await app.get('/openapi.json')
+      assert.equal(res.status, 200)
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+      assert.equal(res.json.openapi, '3.1.0')
+      assert.deepEqual(res.json, JSON.parse(JSON.stringify(openApiDocument())))
+    })
   })
-})
 
 describe('the OpenAPI document', () => {
   const doc = openApiDocument() as Json

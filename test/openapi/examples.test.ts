@@ -27,7 +27,7 @@ describe('response examples', () => {
     assert.deepEqual(Object.keys(EXAMPLES.endpoints).sort(), ENDPOINTS.map((e) => e.service).sort())
   })
 
-  it('every example validates against its operation\'s 200 schema, and each item against its own form', () => {
+  it("every example validates against its operation's 200 schema, and each item against its own form", () => {
     for (const e of ENDPOINTS) {
       const { schema, examples } = content(e.service)
       const envelope = compile(schema)

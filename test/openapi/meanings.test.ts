@@ -50,7 +50,10 @@ describe('parameter meanings', () => {
   })
 
   it('reads as the spec says, meaning first and the mechanics after', () => {
-    assert.equal(parameter(doc, 'payments', 'code').description, 'Номер заявки (подстрока) / Request number (substring). Database filter: case-insensitive substring.')
+    assert.equal(
+      parameter(doc, 'payments', 'code').description,
+      'Номер заявки (подстрока) / Request number (substring). Database filter: case-insensitive substring.',
+    )
     assert.equal(
       parameter(doc, 'payments', 'from').description,
       'Начало периода по дате расхода (ДатаРасхода, не дата документа) / Period start by expense date (ДатаРасхода, not the document date). ' +
@@ -70,6 +73,9 @@ describe('parameter meanings', () => {
   it('the agent tools carry the same meanings', () => {
     const tool = toolOf(endpointByService.get('morders')!)
     const contract = (tool.inputSchema.properties as Record<string, { description: string }>).contract!
-    assert.equal(contract.description, 'Комментарий документа, выводимый как Договор (подстрока) / Document comment, shown as Договор (substring). Database filter: case-insensitive substring; send `/` as `_slash_`.')
+    assert.equal(
+      contract.description,
+      'Комментарий документа, выводимый как Договор (подстрока) / Document comment, shown as Договор (substring). Database filter: case-insensitive substring; send `/` as `_slash_`.',
+    )
   })
 })

@@ -124,7 +124,13 @@ describe('the page URL on the command line', () => {
     const on = await serve(db, [])
     try {
       const port = new URL(on.base).port
-      assert.match(on.out(), new RegExp(`^OpenAPI document: http://127\\.0\\.0\\.1:${port}/openapi\\.json\nAPI reference: http://127\\.0\\.0\\.1:${port}/docs\n`, 'm'))
+      assert.match(
+        on.out(),
+        new RegExp(
+          `^OpenAPI document: http://127\\.0\\.0\\.1:${port}/openapi\\.json\nAPI reference: http://127\\.0\\.0\\.1:${port}/docs\n`,
+          'm',
+        ),
+      )
       assert.equal((await fetch(`${on.base}/docs/`)).status, 200)
     } finally {
       await on.stop()
@@ -133,7 +139,8 @@ describe('the page URL on the command line', () => {
     const off = await serve(db, ['--no-docs'])
     try {
       assert.doesNotMatch(off.out(), /\/docs|openapi/)
-      for (const path of ['/docs', '/docs/', '/docs/js/scalar.js', '/openapi.json']) assert.equal((await fetch(`${off.base}${path}`, { redirect: 'manual' })).status, 404, path)
+      for (const path of ['/docs', '/docs/', '/docs/js/scalar.js', '/openapi.json'])
+        assert.equal((await fetch(`${off.base}${path}`, { redirect: 'manual' })).status, 404, path)
     } finally {
       await off.stop()
     }
@@ -153,7 +160,8 @@ async function typeInto(page: Page, label: string, text: string): Promise<void> 
   const id = await labelled.getAttribute('for')
   assert.ok(id, `no field for ${label}`)
   const field = page.locator(`[id="${id}"]`)
-  const editable = (await field.evaluate((el) => (el as { tagName: string }).tagName)) === 'INPUT' ? field : field.locator('[contenteditable="true"]')
+  const editable =
+    (await field.evaluate((el) => (el as { tagName: string }).tagName)) === 'INPUT' ? field : field.locator('[contenteditable="true"]')
   await editable.click()
   await page.keyboard.type(text)
 }
@@ -167,7 +175,15 @@ describe('the reference page in headless Chromium', { skip }, () => {
     if (missing) throw new Error(`${CHROMIUM} is missing and CI is set; install it with: ${INSTALL}`)
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     })
     mkdirSync(ARTIFACTS, { recursive: true })
   })

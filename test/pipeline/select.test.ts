@@ -33,9 +33,19 @@ describe('plan compilation (sqlite)', () => {
   })
 
   it('continues after the last row key by key when the directions differ', () => {
-    const mixed: QueryPlan = { ...plan, where: [], orderBy: [{ column: 'date', dir: 'desc' }, { column: 'ref', dir: 'asc' }] }
+    const mixed: QueryPlan = {
+      ...plan,
+      where: [],
+      orderBy: [
+        { column: 'date', dir: 'desc' },
+        { column: 'ref', dir: 'asc' },
+      ],
+    }
     const { sql, params } = compilePage(mixed, sqliteDialect, 10, ['2024-01-05T00:00:00', 'r1'])
-    assert.equal(sql, 'SELECT ref, short, date, number FROM api_x WHERE ((date < ?) OR (date = ? AND ref > ?)) ORDER BY date DESC, ref ASC LIMIT ?')
+    assert.equal(
+      sql,
+      'SELECT ref, short, date, number FROM api_x WHERE ((date < ?) OR (date = ? AND ref > ?)) ORDER BY date DESC, ref ASC LIMIT ?',
+    )
     assert.deepEqual(params, ['2024-01-05T00:00:00', '2024-01-05T00:00:00', 'r1', 10])
   })
 

@@ -18,7 +18,8 @@ import { VIEWS } from '../../src/endpoints/index.js'
 
 const now = new Date(2026, 10, 20, 12)
 const req = (service: string, query = '', at = now): DataRequest => ({ service, query, now: at })
-const text = async (body: Buffer | Readable): Promise<string> => (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString()
+const text = async (body: Buffer | Readable): Promise<string> =>
+  (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString()
 
 /** `inner` counting the requests it runs. */
 function counting(inner: Executor): Executor & { runs: number } {
@@ -41,85 +42,86 @@ const payment = (n: number, number = `ЗР-${String(n).padStart(6, '0')}`) => ({
   ДатаРасхода: '2026-11-03',
 })
 
-for (const backend of BACKENDS) describe(`answers kept by the store's generation (${backend})`, () => {
-  let store: TestStore
-  let sql: SqlPort
-  before(async () => {
-    store = await createTestStore(backend)
-    await store.writer.close()
-    assert.equal((await store.importMore([payment(1), payment(2), payment(3)])).ok, true)
-    sql = await store.openReader()
-  })
-  after(async () => {
-    await sql.close()
-    await store.cleanup()
-  })
-
-  it('keeps an answer from its second asking and gives it until an import changes the generation', async () => {
-    const inner = counting(inProcessExecutor(sql, 0))
-    const cache = answerCache(inner, sql, { bytes: 1024 * 1024 })
-    let rows = -1
-    const how = { signal: new AbortController().signal, rows: (n: number) => (rows = n) }
-    const first = await text(await cache.execute(req('payments', 'code=00000'), how))
-    // The list's order: newest first, then by number descending.
-    assert.match(first, /^\{"data":\[\{"Номер":"ЗР-000003".*\{"Номер":"ЗР-000002".*\{"Номер":"ЗР-000001".*\],"errors":\[\]\}$/)
-    assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), first)
-    assert.equal(inner.runs, 2)
-    rows = -1
-    assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), first)
-    assert.equal(inner.runs, 2)
-    // The rows of a kept answer are still told (access log, metrics).
-    assert.equal(rows, 3)
-
-    const before = await answersGen(sql)
-    assert.equal((await store.importMore([payment(2, 'ЗР-000099')])).ok, true)
-    assert.notEqual(await answersGen(sql), before)
-    const changed = await text(await cache.execute(req('payments', 'code=00000'), how))
-    assert.equal(inner.runs, 3)
-    assert.match(changed, /^\{"data":\[\{"Номер":"ЗР-000003".*\{"Номер":"ЗР-000001".*\],"errors":\[\]\}$/)
-    assert.doesNotMatch(changed, /ЗР-000002/)
-    assert.equal(rows, 2)
-    // The new answer is kept under the new generation.
-    assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), changed)
-    assert.equal(inner.runs, 3)
-    assert.deepEqual(cache.stats, { hits: 2, misses: 2, bytes: Buffer.byteLength(changed) + 1 })
-  })
-
-  it('never keeps an answer with an `errors` entry, and keeps each day apart', async () => {
-    const inner = counting(inProcessExecutor(sql, 0))
-    const cache = answerCache(inner, sql, { bytes: 1024 * 1024 })
-    const how = { signal: new AbortController().signal }
-    for (let i = 0; i < 3; i++) {
-      const answer = await text(await cache.execute(req('payments', 'from=32.11.2026'), how))
-      assert.match(answer, /"errors":\["Неверный формат даты в параметре from: \\"32\.11\.2026\\"/)
-    }
-    assert.equal(inner.runs, 3)
-    // A cash statement without `to` ends today: the next day is another answer.
-    for (let i = 0; i < 3; i++) await cache.execute(req('cashflows'), how)
-    assert.equal(inner.runs, 5)
-    await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 9)), how)
-    await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 18)), how)
-    assert.equal(inner.runs, 7)
-    await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 23)), how)
-    assert.equal(inner.runs, 7)
-  })
-
-})
-
-for (const backend of BACKENDS) describe(`the answers generation (${backend})`, () => {
-  it('is drawn anew by a migration', async () => {
-    const store = await createTestStore(backend)
-    try {
-      const first = await answersGen(store.writer)
-      assert.match(first, /^\d+$/)
-      await store.writer.transaction(() => migrate(store.writer, VIEWS))
-      assert.notEqual(await answersGen(store.writer), first)
-    } finally {
+for (const backend of BACKENDS)
+  describe(`answers kept by the store's generation (${backend})`, () => {
+    let store: TestStore
+    let sql: SqlPort
+    before(async () => {
+      store = await createTestStore(backend)
       await store.writer.close()
+      assert.equal((await store.importMore([payment(1), payment(2), payment(3)])).ok, true)
+      sql = await store.openReader()
+    })
+    after(async () => {
+      await sql.close()
       await store.cleanup()
-    }
+    })
+
+    it('keeps an answer from its second asking and gives it until an import changes the generation', async () => {
+      const inner = counting(inProcessExecutor(sql, 0))
+      const cache = answerCache(inner, sql, { bytes: 1024 * 1024 })
+      let rows = -1
+      const how = { signal: new AbortController().signal, rows: (n: number) => (rows = n) }
+      const first = await text(await cache.execute(req('payments', 'code=00000'), how))
+      // The list's order: newest first, then by number descending.
+      assert.match(first, /^\{"data":\[\{"Номер":"ЗР-000003".*\{"Номер":"ЗР-000002".*\{"Номер":"ЗР-000001".*\],"errors":\[\]\}$/)
+      assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), first)
+      assert.equal(inner.runs, 2)
+      rows = -1
+      assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), first)
+      assert.equal(inner.runs, 2)
+      // The rows of a kept answer are still told (access log, metrics).
+      assert.equal(rows, 3)
+
+      const before = await answersGen(sql)
+      assert.equal((await store.importMore([payment(2, 'ЗР-000099')])).ok, true)
+      assert.notEqual(await answersGen(sql), before)
+      const changed = await text(await cache.execute(req('payments', 'code=00000'), how))
+      assert.equal(inner.runs, 3)
+      assert.match(changed, /^\{"data":\[\{"Номер":"ЗР-000003".*\{"Номер":"ЗР-000001".*\],"errors":\[\]\}$/)
+      assert.doesNotMatch(changed, /ЗР-000002/)
+      assert.equal(rows, 2)
+      // The new answer is kept under the new generation.
+      assert.equal(await text(await cache.execute(req('payments', 'code=00000'), how)), changed)
+      assert.equal(inner.runs, 3)
+      assert.deepEqual(cache.stats, { hits: 2, misses: 2, bytes: Buffer.byteLength(changed) + 1 })
+    })
+
+    it('never keeps an answer with an `errors` entry, and keeps each day apart', async () => {
+      const inner = counting(inProcessExecutor(sql, 0))
+      const cache = answerCache(inner, sql, { bytes: 1024 * 1024 })
+      const how = { signal: new AbortController().signal }
+      for (let i = 0; i < 3; i++) {
+        const answer = await text(await cache.execute(req('payments', 'from=32.11.2026'), how))
+        assert.match(answer, /"errors":\["Неверный формат даты в параметре from: \\"32\.11\.2026\\"/)
+      }
+      assert.equal(inner.runs, 3)
+      // A cash statement without `to` ends today: the next day is another answer.
+      for (let i = 0; i < 3; i++) await cache.execute(req('cashflows'), how)
+      assert.equal(inner.runs, 5)
+      await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 9)), how)
+      await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 18)), how)
+      assert.equal(inner.runs, 7)
+      await cache.execute(req('cashflows', '', new Date(2026, 10, 21, 23)), how)
+      assert.equal(inner.runs, 7)
+    })
   })
-})
+
+for (const backend of BACKENDS)
+  describe(`the answers generation (${backend})`, () => {
+    it('is drawn anew by a migration', async () => {
+      const store = await createTestStore(backend)
+      try {
+        const first = await answersGen(store.writer)
+        assert.match(first, /^\d+$/)
+        await store.writer.transaction(() => migrate(store.writer, VIEWS))
+        assert.notEqual(await answersGen(store.writer), first)
+      } finally {
+        await store.writer.close()
+        await store.cleanup()
+      }
+    })
+  })
 
 describe('answers kept from streams', () => {
   const chunks = (parts: readonly string[], fail = false): Readable =>
@@ -166,7 +168,8 @@ describe('answers kept from streams', () => {
     const store = { all: async () => [{ value: gen }] } as unknown as SqlPort
     let at = 0
     const cache = answerCache(inner, store, { bytes: 256, clock: () => at })
-    const ask = async (query: string) => assert.equal((await cache.execute(req('payments', query), how)).toString(), answerOf(query).toString())
+    const ask = async (query: string) =>
+      assert.equal((await cache.execute(req('payments', query), how)).toString(), answerOf(query).toString())
     for (const q of ['a', 'b', 'c', 'd', 'e', 'f']) for (let i = 0; i < 3; i++) await ask(q)
     assert.equal(inner.runs, 12)
     at = 59_000
@@ -250,6 +253,9 @@ describe('answers kept from streams', () => {
 
   it('refuses a cache with no room (serve then uses the executor itself)', () => {
     const inner = { execute: async () => Buffer.alloc(0), close: async () => {} }
-    assert.throws(() => answerCache(inner, still, { bytes: 0 }), { name: 'RangeError', message: 'an answer cache of 0 bytes keeps nothing' })
+    assert.throws(() => answerCache(inner, still, { bytes: 0 }), {
+      name: 'RangeError',
+      message: 'an answer cache of 0 bytes keeps nothing',
+    })
   })
 })

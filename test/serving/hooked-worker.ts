@@ -10,9 +10,10 @@ await serveInWorker({
     const hook = new URLSearchParams(request.query).get('hook')
     if (hook === 'sleep') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, SLEEP_MS)
     if (hook === 'stuck') for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000)
-    if (hook === 'crash') setImmediate(() => {
-      throw new Error('worker crashed on purpose')
-    })
+    if (hook === 'crash')
+      setImmediate(() => {
+        throw new Error('worker crashed on purpose')
+      })
     if (hook === 'crash') await new Promise(() => {})
     if (hook === 'write') await store.run('DELETE FROM users')
   },

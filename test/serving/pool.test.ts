@@ -38,7 +38,15 @@ const extra = [
     Код: `П${String(i).padStart(8, '0')}`,
     Наименование: `Склад пула ${i}`,
   })),
-  { type: REQUEST, ref: uuid('pool-big'), Номер: 'ЗР-99999', Дата: '2026-11-10T10:00:00', ДатаРасхода: '2026-11-12', СуммаДокумента: 1, Проведен: true },
+  {
+    type: REQUEST,
+    ref: uuid('pool-big'),
+    Номер: 'ЗР-99999',
+    Дата: '2026-11-10T10:00:00',
+    ДатаРасхода: '2026-11-12',
+    СуммаДокумента: 1,
+    Проведен: true,
+  },
   {
     type: 'Справочник.ХранилищеДополнительнойИнформации',
     ref: uuid('pool-big-file'),
@@ -182,7 +190,10 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
       try {
         const late = await get(`${server.url}${BIG}&hook=sleep`)
         assert.equal(late.status, 500)
-        assert.match(errorOf(late), /^request stopped: it ran longer than the time limit of 100 ms \(serve --request-timeout\); request id [\w-]+$/)
+        assert.match(
+          errorOf(late),
+          /^request stopped: it ran longer than the time limit of 100 ms \(serve --request-timeout\); request id [\w-]+$/,
+        )
         assert.equal((await get(`${server.url}/main/hs/health`)).status, 200)
         const next = await get(`${server.url}/main/hs/warehouses/get?code=П00000007`)
         assert.equal(next.status, 200)
@@ -241,7 +252,10 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
         const [thread] = pool.threads
         const stuck = await get(`${server.url}/main/hs/warehouses/get?hook=stuck`)
         assert.equal(stuck.status, 500)
-        assert.match(errorOf(stuck), /^request stopped: it ran longer than the time limit of 100 ms \(serve --request-timeout\); request id /)
+        assert.match(
+          errorOf(stuck),
+          /^request stopped: it ran longer than the time limit of 100 ms \(serve --request-timeout\); request id /,
+        )
         // The replacement starts (module loading, its store) in longer than this pool's 100 ms limit.
         await until(() => pool.threads.length === 1, 'the replacement worker')
         const next = await get(`${server.url}/main/hs/warehouses/get?code=П00000007`)
@@ -292,6 +306,8 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
 
 describe('worker pool start', () => {
   it('fails with one line when the store cannot be opened', async () => {
-    await assert.rejects(WorkerPool.start({ db: '/nonexistent/docgate.db', size: 2, timeLimitMs: 0 }), { message: 'store missing: /nonexistent/docgate.db' })
+    await assert.rejects(WorkerPool.start({ db: '/nonexistent/docgate.db', size: 2, timeLimitMs: 0 }), {
+      message: 'store missing: /nonexistent/docgate.db',
+    })
   })
 })

@@ -17,7 +17,8 @@ import type { TestStore } from '../support/stores.js'
 const now = new Date('2026-11-20T12:00:00Z')
 const req = (service: string, query = ''): DataRequest => ({ service, query, now })
 const how = { signal: new AbortController().signal }
-const text = async (body: Buffer | Readable): Promise<string> => (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString()
+const text = async (body: Buffer | Readable): Promise<string> =>
+  (Buffer.isBuffer(body) ? body : Buffer.concat(await body.toArray())).toString()
 
 /** Whether the event loop answers `request` itself (true) or leaves it to the pool (false). */
 const onLoop = (sql: SqlPort) => {
@@ -25,119 +26,123 @@ const onLoop = (sql: SqlPort) => {
   return async (request: DataRequest) => (await loop.attempt(request, how)) !== null
 }
 
-for (const backend of BACKENDS) describe(`ready answers on the event loop (${backend})`, () => {
-  let store: TestStore
-  let sql: SqlPort
-  before(async () => {
-    store = await createTestStore(backend)
-    await store.writer.close()
-    // 60 payments numbered ЗР-000001…ЗР-000060: "000" is in every number, "00004" in eleven.
-    // Their expense dates spread over ten days: ten ready pages, six of each.
-    const payments = Array.from({ length: 60 }, (_, i) => ({
-      type: 'Документ.ЗаявкаНаРасходованиеСредств',
-      ref: uuid(`зр-${i + 1}`),
-      Номер: `ЗР-${String(i + 1).padStart(6, '0')}`,
-      Дата: '2026-11-02T10:00:00',
-      ДатаРасхода: `2026-11-${String(1 + (i % 10)).padStart(2, '0')}`,
-    }))
-    const report = await store.importMore(payments)
-    assert.equal(report.ok, true)
-    sql = await store.openReader()
-  })
-  after(async () => {
-    await sql.close()
-    await store.cleanup()
-  })
+for (const backend of BACKENDS)
+  describe(`ready answers on the event loop (${backend})`, () => {
+    let store: TestStore
+    let sql: SqlPort
+    before(async () => {
+      store = await createTestStore(backend)
+      await store.writer.close()
+      // 60 payments numbered ЗР-000001…ЗР-000060: "000" is in every number, "00004" in eleven.
+      // Their expense dates spread over ten days: ten ready pages, six of each.
+      const payments = Array.from({ length: 60 }, (_, i) => ({
+        type: 'Документ.ЗаявкаНаРасходованиеСредств',
+        ref: uuid(`зр-${i + 1}`),
+        Номер: `ЗР-${String(i + 1).padStart(6, '0')}`,
+        Дата: '2026-11-02T10:00:00',
+        ДатаРасхода: `2026-11-${String(1 + (i % 10)).padStart(2, '0')}`,
+      }))
+      const report = await store.importMore(payments)
+      assert.equal(report.ok, true)
+      sql = await store.openReader()
+    })
+    after(async () => {
+      await sql.close()
+      await store.cleanup()
+    })
 
-  it('names the requests ready bytes answer: a whole list or its period alone, short or full, the whole materials tree', async () => {
-    const ready = onLoop(sql)
-    // The whole list is ten pages: more than one statement of LOOP_PAGES reads, so the pool streams it.
-    assert.equal(LOOP_PAGES, 8)
-    assert.equal(await ready(req('payments')), false)
-    assert.equal(await ready(req('payments', 'from=01.11.2026&to=03.11.2026')), true)
-    assert.equal(await ready(req('payments', 'date=02.11.2026')), true)
-    assert.equal(await ready(req('warehouses')), true)
-    assert.equal(await ready(req('demands', 'from=01.11.2026&to=03.11.2026')), true)
-    // A filter, a full form built per request, a computed answer, an unknown service: the pool's.
-    assert.equal(await ready(req('payments', 'code=00')), false)
-    // Full forms kept ready are stored bytes too, with attachment contents spliced in from
-    // their chunks a bounded statement at a time (payments, receipts).
-    assert.equal(await ready(req('payments', 'full=true&from=01.11.2026&to=03.11.2026')), true)
-    assert.equal(await ready(req('receipts', 'full=true')), true)
-    assert.equal(await ready(req('orders', 'full=true&from=01.11.2026&to=03.11.2026')), true)
-    assert.equal(await ready(req('sorders', 'full=true')), true)
-    assert.equal(await ready(req('orders', 'full=true&from=01.11.2026&to=03.11.2026&org=ab')), false)
-    assert.equal(await ready(req('warehouses', 'name=ск')), false)
-    assert.equal(await ready(req('specifications', 'material=кабель')), false)
-    // The unfiltered materials tree is a ready answer; a filtered one is built.
-    assert.equal(await ready(req('materials')), true)
-    assert.equal(await ready(req('materials', 'name=кабель')), false)
-    assert.equal(await ready(req('nothing')), false)
-  })
+    it('names the requests ready bytes answer: a whole list or its period alone, short or full, the whole materials tree', async () => {
+      const ready = onLoop(sql)
+      // The whole list is ten pages: more than one statement of LOOP_PAGES reads, so the pool streams it.
+      assert.equal(LOOP_PAGES, 8)
+      assert.equal(await ready(req('payments')), false)
+      assert.equal(await ready(req('payments', 'from=01.11.2026&to=03.11.2026')), true)
+      assert.equal(await ready(req('payments', 'date=02.11.2026')), true)
+      assert.equal(await ready(req('warehouses')), true)
+      assert.equal(await ready(req('demands', 'from=01.11.2026&to=03.11.2026')), true)
+      // A filter, a full form built per request, a computed answer, an unknown service: the pool's.
+      assert.equal(await ready(req('payments', 'code=00')), false)
+      // Full forms kept ready are stored bytes too, with attachment contents spliced in from
+      // their chunks a bounded statement at a time (payments, receipts).
+      assert.equal(await ready(req('payments', 'full=true&from=01.11.2026&to=03.11.2026')), true)
+      assert.equal(await ready(req('receipts', 'full=true')), true)
+      assert.equal(await ready(req('orders', 'full=true&from=01.11.2026&to=03.11.2026')), true)
+      assert.equal(await ready(req('sorders', 'full=true')), true)
+      assert.equal(await ready(req('orders', 'full=true&from=01.11.2026&to=03.11.2026&org=ab')), false)
+      assert.equal(await ready(req('warehouses', 'name=ск')), false)
+      assert.equal(await ready(req('specifications', 'material=кабель')), false)
+      // The unfiltered materials tree is a ready answer; a filtered one is built.
+      assert.equal(await ready(req('materials')), true)
+      assert.equal(await ready(req('materials', 'name=кабель')), false)
+      assert.equal(await ready(req('nothing')), false)
+    })
 
-  it('answers the requests a substring condition bounds to a few rows, as the trigram index finds them', async () => {
-    const ready = onLoop(sql)
-    assert.equal(LOOP_ROWS, 50)
-    assert.equal(await ready(req('payments', 'code=000045')), true)
-    assert.equal(await ready(req('payments', 'code=00004')), true)
-    assert.equal(await ready(req('payments', 'code=999')), true)
-    // 60 rows match: more than the loop takes.
-    assert.equal(await ready(req('payments', 'code=000')), false)
-    // Under 3 characters there is no trigram to count by; a full form is built or spliced.
-    assert.equal(await ready(req('payments', 'code=45')), false)
-    assert.equal(await ready(req('payments', 'code=000045&full=true')), false)
-    // A post-filter of 3+ characters is a condition through the index too.
-    assert.equal(await ready(req('payments', 'status=ghj')), true)
-  })
+    it('answers the requests a substring condition bounds to a few rows, as the trigram index finds them', async () => {
+      const ready = onLoop(sql)
+      assert.equal(LOOP_ROWS, 50)
+      assert.equal(await ready(req('payments', 'code=000045')), true)
+      assert.equal(await ready(req('payments', 'code=00004')), true)
+      assert.equal(await ready(req('payments', 'code=999')), true)
+      // 60 rows match: more than the loop takes.
+      assert.equal(await ready(req('payments', 'code=000')), false)
+      // Under 3 characters there is no trigram to count by; a full form is built or spliced.
+      assert.equal(await ready(req('payments', 'code=45')), false)
+      assert.equal(await ready(req('payments', 'code=000045&full=true')), false)
+      // A post-filter of 3+ characters is a condition through the index too.
+      assert.equal(await ready(req('payments', 'status=ghj')), true)
+    })
 
-  it('runs a cash statement on the event loop up to 200 accounts with movements', async () => {
-    const ready = onLoop(sql)
-    assert.equal(LOOP_ACCOUNTS, 200)
-    const account = (i: number) => `(${i}, '${uuid('орг')}', '${uuid(`счет-${i}`)}', 'Справочник.Кассы')`
-    const insert = 'INSERT INTO cash_accounts (seq, organization, account, account_type) VALUES'
-    await store.write(`${insert} ${Array.from({ length: 200 }, (_, i) => account(i)).join(', ')}`)
-    assert.equal(await ready(req('cashflows', 'totals=true')), true)
-    await store.write(`${insert} ${account(200)}`)
-    assert.equal(await ready(req('cashflows', 'totals=true')), false)
-    assert.equal(await ready(req('cashflows')), false)
-  })
+    it('runs a cash statement on the event loop up to 200 accounts with movements', async () => {
+      const ready = onLoop(sql)
+      assert.equal(LOOP_ACCOUNTS, 200)
+      const account = (i: number) => `(${i}, '${uuid('орг')}', '${uuid(`счет-${i}`)}', 'Справочник.Кассы')`
+      const insert = 'INSERT INTO cash_accounts (seq, organization, account, account_type) VALUES'
+      await store.write(`${insert} ${Array.from({ length: 200 }, (_, i) => account(i)).join(', ')}`)
+      assert.equal(await ready(req('cashflows', 'totals=true')), true)
+      await store.write(`${insert} ${account(200)}`)
+      assert.equal(await ready(req('cashflows', 'totals=true')), false)
+      assert.equal(await ready(req('cashflows')), false)
+    })
 
-  it('gives a bounded answer byte for byte as the pool would give it', async () => {
-    const loop = inProcessExecutor(sql, 0)
-    for (const query of ['code=000045', 'code=00004', 'code=999', 'code=000012&responsible=указ']) {
-      const counted: number[] = []
-      const onLoop = await loop.attempt(req('payments', query), { ...how, rows: (n) => counted.push(n) })
-      assert.notEqual(onLoop, null, query)
-      assert.equal(await text(onLoop!), await text(await loop.execute(req('payments', query), how)), query)
-      assert.deepEqual(counted, [{ 'code=000045': 1, 'code=00004': 11, 'code=999': 0, 'code=000012&responsible=указ': 1 }[query]], query)
-    }
-    const [one] = JSON.parse(await text((await loop.attempt(req('payments', 'code=000045'), how))!)).data
-    assert.equal(one.Номер, 'ЗР-000045')
-  })
+    it('gives a bounded answer byte for byte as the pool would give it', async () => {
+      const loop = inProcessExecutor(sql, 0)
+      for (const query of ['code=000045', 'code=00004', 'code=999', 'code=000012&responsible=указ']) {
+        const counted: number[] = []
+        const onLoop = await loop.attempt(req('payments', query), { ...how, rows: (n) => counted.push(n) })
+        assert.notEqual(onLoop, null, query)
+        assert.equal(await text(onLoop!), await text(await loop.execute(req('payments', query), how)), query)
+        assert.deepEqual(counted, [{ 'code=000045': 1, 'code=00004': 11, 'code=999': 0, 'code=000012&responsible=указ': 1 }[query]], query)
+      }
+      const [one] = JSON.parse(await text((await loop.attempt(req('payments', 'code=000045'), how))!)).data
+      assert.equal(one.Номер, 'ЗР-000045')
+    })
 
-  it('sends to the pool what the loop does not answer, and closes both', async () => {
-    const calls: string[] = []
-    const stub: Executor = {
-      async execute(request) {
-        calls.push(`pool ${request.service}?${request.query}`)
-        return Buffer.from('pool')
-      },
-      async close() {
-        calls.push('pool closed')
-      },
-    }
-    const inner = inProcessExecutor(sql, 0)
-    const loop: LoopExecutor = {
-      ...inner,
-      async close() {
-        calls.push('loop closed')
-      },
-    }
-    const executor = readyFirst(loop, stub)
-    assert.match(await text(await executor.execute(req('payments', 'from=01.11.2026&to=03.11.2026'), how)), /^\{"data":\[\{"Номер":"ЗР-000053"/)
-    assert.equal(await text(await executor.execute(req('payments', 'code=00'), how)), 'pool')
-    assert.equal(await text(await executor.execute(req('payments', 'code=000'), how)), 'pool')
-    await executor.close()
-    assert.deepEqual(calls, ['pool payments?code=00', 'pool payments?code=000', 'loop closed', 'pool closed'])
+    it('sends to the pool what the loop does not answer, and closes both', async () => {
+      const calls: string[] = []
+      const stub: Executor = {
+        async execute(request) {
+          calls.push(`pool ${request.service}?${request.query}`)
+          return Buffer.from('pool')
+        },
+        async close() {
+          calls.push('pool closed')
+        },
+      }
+      const inner = inProcessExecutor(sql, 0)
+      const loop: LoopExecutor = {
+        ...inner,
+        async close() {
+          calls.push('loop closed')
+        },
+      }
+      const executor = readyFirst(loop, stub)
+      assert.match(
+        await text(await executor.execute(req('payments', 'from=01.11.2026&to=03.11.2026'), how)),
+        /^\{"data":\[\{"Номер":"ЗР-000053"/,
+      )
+      assert.equal(await text(await executor.execute(req('payments', 'code=00'), how)), 'pool')
+      assert.equal(await text(await executor.execute(req('payments', 'code=000'), how)), 'pool')
+      await executor.close()
+      assert.deepEqual(calls, ['pool payments?code=00', 'pool payments?code=000', 'loop closed', 'pool closed'])
+    })
   })
-})

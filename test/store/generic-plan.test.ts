@@ -16,7 +16,9 @@ import { uuid } from '../support/refs.js'
 
 const url = process.env.DOCGATE_TEST_PG_URL
 
-describe('postgres: substring filters of the serving pool use the trigram index after many executions', { skip: url ? false : 'DOCGATE_TEST_PG_URL is not set' }, () => {
+describe('postgres: substring filters of the serving pool use the trigram index after many executions', {
+  skip: url ? false : 'DOCGATE_TEST_PG_URL is not set',
+}, () => {
   let store: TestStore
   let client: pg.Client
   before(async () => {
@@ -27,7 +29,10 @@ describe('postgres: substring filters of the serving pool use the trigram index 
       Код: String(i).padStart(6, '0'),
       Наименование: `Склад номер ${i} при цехе ${i % 97}`,
     }))
-    const report = await importEntries(store.writer, warehouses.map((value, i) => ({ line: i + 1, value })))
+    const report = await importEntries(
+      store.writer,
+      warehouses.map((value, i) => ({ line: i + 1, value })),
+    )
     assert.equal(report.ok, true)
     await store.writer.exec('ANALYZE')
     await store.writer.close()
@@ -56,7 +61,9 @@ describe('postgres: substring filters of the serving pool use the trigram index 
     for (let i = 0; i < 8; i++) assert.equal((await store.all(sql, [`%${1111 + i * 500}%`, 101])).length, 1)
     assert.deepEqual(await prepared(sql), [])
     // An unnamed statement with parameters, as the pool now sends it: planned with the values.
-    const plan = (await client.query(`EXPLAIN ${numberPlaceholders(sql)}`, [...params])).rows.map((r) => r['QUERY PLAN'] as string).join('\n')
+    const plan = (await client.query(`EXPLAIN ${numberPlaceholders(sql)}`, [...params])).rows
+      .map((r) => r['QUERY PLAN'] as string)
+      .join('\n')
     assert.match(plan, /Bitmap Index Scan on api_warehouses__name_f__trgm/, plan)
     assert.match(plan, /Index Cond: \(name_f ~~ '%4711%'::text\)/, plan)
   })

@@ -14,10 +14,14 @@ describe('sqlite: rows read as objects', () => {
     dir = mkdtempSync(join(tmpdir(), 'docgate-rows-'))
     sql = new SqliteStore(join(dir, 'rows.db'))
     await sql.exec('CREATE TABLE t (k TEXT PRIMARY KEY, s TEXT, r REAL, i INTEGER, b BLOB)')
-    await sql.insertRows('t', ['k', 's', 'r', 'i', 'b'], [
-      ['a', 'строка', 1.5, 7, Buffer.from([0, 255])],
-      ['b', null, null, null, null],
-    ])
+    await sql.insertRows(
+      't',
+      ['k', 's', 'r', 'i', 'b'],
+      [
+        ['a', 'строка', 1.5, 7, Buffer.from([0, 255])],
+        ['b', null, null, null, null],
+      ],
+    )
   })
   afterEach(async () => {
     await sql.close()

@@ -22,68 +22,73 @@ async function counted(sql: SqlPort, table: string): Promise<number> {
   return Number(row!.n)
 }
 
-const count = async (sql: SqlPort, table: string): Promise<number> => Number((await sql.all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
+const count = async (sql: SqlPort, table: string): Promise<number> =>
+  Number((await sql.all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
 
-for (const backend of BACKENDS.filter((b) => b !== 'sqlite')) describe(`${backend}: statistics renewed inside an import batch`, () => {
-  let store: TestStore
-  beforeEach(async () => {
-    store = await createTestStore(backend)
-  })
-  afterEach(async () => {
-    await store.writer.close()
-    await store.cleanup()
-  })
-
-  it('analyzes the tables a batch filled before its read models read them, and leaves a small change alone', async () => {
-    const sql = store.writer
-    assert.equal((await importFixture(sql, file('catalogues'))).ok, true)
-    assert.equal(await counted(sql, 'doc_supplier_orders_goods'), -1)
-    assert.equal((await importFixture(sql, file('supplier-orders'))).ok, true)
-    // 300 orders with 2,022 rows of Товары, counted as the batch left them.
-    assert.equal(await count(sql, 'doc_supplier_orders_goods'), 2022)
-    assert.equal(await counted(sql, 'doc_supplier_orders_goods'), 2022)
-    assert.equal(await counted(sql, 'doc_supplier_orders'), 300)
-    // Ten more orders: far under a fifth of the counted rows, so the count stays.
-    const more = (file('supplier-orders') as { ref: string }[]).slice(0, 10).map((o, i) => ({ ...o, ref: `0000000${i}-0000-4000-8000-000000000001` }))
-    assert.equal((await importFixture(sql, more)).ok, true)
-    assert.ok((await count(sql, 'doc_supplier_orders_goods')) > 2022)
-    assert.equal(await counted(sql, 'doc_supplier_orders_goods'), 2022)
-  })
-
-  it('analyzes the key list of a cash-turnover rebuild once it is filled', async () => {
-    const sql = store.writer
-    assert.equal((await importFixture(sql, file('catalogues'))).ok, true)
-    assert.equal((await importFixture(sql, file('register-cash'))).ok, true)
-    const keys = await count(sql, '_cash_touched')
-    assert.ok(keys > 500, `${keys} keys`)
-    assert.equal(await counted(sql, '_cash_touched'), keys)
-  })
-})
-
-if (BACKENDS.includes('postgres')) describe('postgres: statistics renewed beside another writer', () => {
-  it('skips a table another transaction is analyzing rather than wait for its commit', async () => {
-    const store = await createTestStore('postgres')
-    const other = new pg.Client({ connectionString: store.location })
-    await other.connect()
-    try {
-      assert.equal((await importFixture(store.writer, file('catalogues'))).ok, true)
-      await other.query('BEGIN')
-      await other.query('ANALYZE doc_supplier_orders_goods')
-      const imported = importFixture(store.writer, file('supplier-orders')).then((r) => r.ok)
-      const waited = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref())
-      assert.equal(await Promise.race([imported, waited]), true)
-      await other.query('ROLLBACK')
-      // Not the batch's 2,022 rows: the count stays the one the other transaction took of the
-      // empty table (PostgreSQL writes counts in place; its rollback keeps them).
-      assert.equal(await counted(store.writer, 'doc_supplier_orders_goods'), 0)
-      assert.equal(await counted(store.writer, 'doc_supplier_orders'), 300)
-    } finally {
-      await other.end()
+for (const backend of BACKENDS.filter((b) => b !== 'sqlite'))
+  describe(`${backend}: statistics renewed inside an import batch`, () => {
+    let store: TestStore
+    beforeEach(async () => {
+      store = await createTestStore(backend)
+    })
+    afterEach(async () => {
       await store.writer.close()
       await store.cleanup()
-    }
+    })
+
+    it('analyzes the tables a batch filled before its read models read them, and leaves a small change alone', async () => {
+      const sql = store.writer
+      assert.equal((await importFixture(sql, file('catalogues'))).ok, true)
+      assert.equal(await counted(sql, 'doc_supplier_orders_goods'), -1)
+      assert.equal((await importFixture(sql, file('supplier-orders'))).ok, true)
+      // 300 orders with 2,022 rows of Товары, counted as the batch left them.
+      assert.equal(await count(sql, 'doc_supplier_orders_goods'), 2022)
+      assert.equal(await counted(sql, 'doc_supplier_orders_goods'), 2022)
+      assert.equal(await counted(sql, 'doc_supplier_orders'), 300)
+      // Ten more orders: far under a fifth of the counted rows, so the count stays.
+      const more = (file('supplier-orders') as { ref: string }[])
+        .slice(0, 10)
+        .map((o, i) => ({ ...o, ref: `0000000${i}-0000-4000-8000-000000000001` }))
+      assert.equal((await importFixture(sql, more)).ok, true)
+      assert.ok((await count(sql, 'doc_supplier_orders_goods')) > 2022)
+      assert.equal(await counted(sql, 'doc_supplier_orders_goods'), 2022)
+    })
+
+    it('analyzes the key list of a cash-turnover rebuild once it is filled', async () => {
+      const sql = store.writer
+      assert.equal((await importFixture(sql, file('catalogues'))).ok, true)
+      assert.equal((await importFixture(sql, file('register-cash'))).ok, true)
+      const keys = await count(sql, '_cash_touched')
+      assert.ok(keys > 500, `${keys} keys`)
+      assert.equal(await counted(sql, '_cash_touched'), keys)
+    })
   })
-})
+
+if (BACKENDS.includes('postgres'))
+  describe('postgres: statistics renewed beside another writer', () => {
+    it('skips a table another transaction is analyzing rather than wait for its commit', async () => {
+      const store = await createTestStore('postgres')
+      const other = new pg.Client({ connectionString: store.location })
+      await other.connect()
+      try {
+        assert.equal((await importFixture(store.writer, file('catalogues'))).ok, true)
+        await other.query('BEGIN')
+        await other.query('ANALYZE doc_supplier_orders_goods')
+        const imported = importFixture(store.writer, file('supplier-orders')).then((r) => r.ok)
+        const waited = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000).unref())
+        assert.equal(await Promise.race([imported, waited]), true)
+        await other.query('ROLLBACK')
+        // Not the batch's 2,022 rows: the count stays the one the other transaction took of the
+        // empty table (PostgreSQL writes counts in place; its rollback keeps them).
+        assert.equal(await counted(store.writer, 'doc_supplier_orders_goods'), 0)
+        assert.equal(await counted(store.writer, 'doc_supplier_orders'), 300)
+      } finally {
+        await other.end()
+        await store.writer.close()
+        await store.cleanup()
+      }
+    })
+  })
 
 describe('sqlite: statistics renewed inside an import batch', () => {
   it('runs nothing: the engine plans by its indexes', async () => {

@@ -22,7 +22,13 @@ import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
 import { uuid } from '../support/refs.js'
 
-const warehouse = (key: string, name: string) => ({ type: 'Справочник.Склады', ref: uuid(key), Код: key, Наименование: name, ЭтоГруппа: false })
+const warehouse = (key: string, name: string) => ({
+  type: 'Справочник.Склады',
+  ref: uuid(key),
+  Код: key,
+  Наименование: name,
+  ЭтоГруппа: false,
+})
 const entries = (objects: readonly unknown[]) => objects.map((value, i) => ({ line: i + 1, value }))
 
 const NAMES: Record<string, string> = {
@@ -113,13 +119,19 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await find(store.writer, 'склад', true, keys), ['literal', 'main', 'quote'])
       // The instr() recheck would hide stale index entries from results; FTS5 compares its
       // index with the table's rows (rank 1: external content) and fails on any difference.
-      if (backend === 'sqlite') await store.writer.run("INSERT INTO api_warehouses__trgm (api_warehouses__trgm, rank) VALUES ('integrity-check', 1)")
+      if (backend === 'sqlite')
+        await store.writer.run("INSERT INTO api_warehouses__trgm (api_warehouses__trgm, rank) VALUES ('integrity-check', 1)")
     })
 
     it('the index answers 3+ characters; 1 and 2 characters scan', async () => {
       const plan = (needle: string): string => {
         const { sql, params } = compilePage(
-          { source: 'api_warehouses', columns: ['ref'], where: [{ kind: 'contains', column: 'name_f', value: needle, indexed: true }], orderBy: [] },
+          {
+            source: 'api_warehouses',
+            columns: ['ref'],
+            where: [{ kind: 'contains', column: 'name_f', value: needle, indexed: true }],
+            orderBy: [],
+          },
           store.writer.dialect,
           100,
         )
@@ -128,15 +140,26 @@ for (const backend of BACKENDS) {
       if (backend === 'sqlite') {
         const explain = async (needle: string) => {
           const { sql, params } = compilePage(
-            { source: 'api_warehouses', columns: ['ref'], where: [{ kind: 'contains', column: 'name_f', value: needle, indexed: true }], orderBy: [{ column: 'ref', dir: 'asc' }] },
+            {
+              source: 'api_warehouses',
+              columns: ['ref'],
+              where: [{ kind: 'contains', column: 'name_f', value: needle, indexed: true }],
+              orderBy: [{ column: 'ref', dir: 'asc' }],
+            },
             store.writer.dialect,
             100,
           )
           return (await store.writer.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((r) => r.detail)
         }
         const indexed = await explain('скл')
-        assert.ok(indexed.some((d) => d.includes('api_warehouses__trgm VIRTUAL TABLE INDEX')), indexed.join('\n'))
-        assert.ok(indexed.some((d) => d.includes('api_warehouses USING INTEGER PRIMARY KEY (rowid=?)')), indexed.join('\n'))
+        assert.ok(
+          indexed.some((d) => d.includes('api_warehouses__trgm VIRTUAL TABLE INDEX')),
+          indexed.join('\n'),
+        )
+        assert.ok(
+          indexed.some((d) => d.includes('api_warehouses USING INTEGER PRIMARY KEY (rowid=?)')),
+          indexed.join('\n'),
+        )
         assert.ok(!(await explain('ск')).some((d) => d.includes('__trgm')))
         assert.match(plan('скл'), /MATCH \?.*"\\"скл\\""/)
       } else {
@@ -146,7 +169,10 @@ for (const backend of BACKENDS) {
           const where = store.writer.dialect.trigram.contains('api_warehouses', 'name_f', needle)
           await store.writer.exec('SET enable_seqscan = off')
           try {
-            const rows = await store.writer.all<{ 'QUERY PLAN': string }>(`EXPLAIN SELECT ref FROM api_warehouses WHERE ${where.text}`, where.params)
+            const rows = await store.writer.all<{ 'QUERY PLAN': string }>(
+              `EXPLAIN SELECT ref FROM api_warehouses WHERE ${where.text}`,
+              where.params,
+            )
             return rows.map((r) => r['QUERY PLAN']).join('\n')
           } finally {
             await store.writer.exec('SET enable_seqscan = on')
@@ -159,7 +185,31 @@ for (const backend of BACKENDS) {
     })
 
     it('property: the indexed path equals an in-memory substring scan (and the SQL scan)', async () => {
-      const unit = fc.constantFrom('а', 'А', 'ё', 'Ё', 'е', 'Е', 'к', 'К', '%', '_', '\\', ' ', '"', 'a', 'B', '0', '-', 'ß', 'İ', 'ǅ', '𝔸', '*', "'")
+      const unit = fc.constantFrom(
+        'а',
+        'А',
+        'ё',
+        'Ё',
+        'е',
+        'Е',
+        'к',
+        'К',
+        '%',
+        '_',
+        '\\',
+        ' ',
+        '"',
+        'a',
+        'B',
+        '0',
+        '-',
+        'ß',
+        'İ',
+        'ǅ',
+        '𝔸',
+        '*',
+        "'",
+      )
       const needleUnit = fc.oneof(unit, fc.constant('\0'))
       const names = fc.sample(fc.string({ unit, minLength: 1, maxLength: 10 }), { numRuns: 40, seed: SEED })
       const keys = Object.fromEntries(names.map((n, i) => [`p${i}`, n]))
@@ -169,13 +219,11 @@ for (const backend of BACKENDS) {
       const needle = fc.oneof(
         fc.string({ unit: needleUnit, maxLength: 5 }),
         // A piece of a stored name, in any case: something is found.
-        fc
-          .tuple(fc.constantFrom(...names), fc.nat(), fc.integer({ min: 1, max: 6 }), fc.boolean())
-          .map(([n, at, len, upper]) => {
-            const chars = [...n]
-            const piece = chars.slice(at % chars.length, (at % chars.length) + len).join('')
-            return upper ? piece.toUpperCase() : piece
-          }),
+        fc.tuple(fc.constantFrom(...names), fc.nat(), fc.integer({ min: 1, max: 6 }), fc.boolean()).map(([n, at, len, upper]) => {
+          const chars = [...n]
+          const piece = chars.slice(at % chars.length, (at % chars.length) + len).join('')
+          return upper ? piece.toUpperCase() : piece
+        }),
       )
       await fc.assert(
         fc.asyncProperty(needle, async (n) => {
@@ -216,7 +264,8 @@ describe('which columns are indexed and when', () => {
     const search = new Map(READ_MODELS.map((m) => [m.table, new Set(m.search ?? [])]))
     for (const ep of ENDPOINTS) {
       for (const p of ep.params) {
-        if (!ep.readModel || !(p.stage === 'database' || (p.stage === 'post-filter' && ep.kind === 'list')) || p.match !== 'contains') continue
+        if (!ep.readModel || !(p.stage === 'database' || (p.stage === 'post-filter' && ep.kind === 'list')) || p.match !== 'contains')
+          continue
         assert.ok(search.get(ep.readModel.table)?.has(p.column), `${ep.service} ${p.name}: ${p.column}`)
       }
     }

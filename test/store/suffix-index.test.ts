@@ -18,7 +18,13 @@ import { BACKENDS, createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
 import { uuid } from '../support/refs.js'
 
-const warehouse = (key: string, code: string) => ({ type: 'Справочник.Склады', ref: uuid(key), Код: code, Наименование: `Склад ${key}`, ЭтоГруппа: false })
+const warehouse = (key: string, code: string) => ({
+  type: 'Справочник.Склады',
+  ref: uuid(key),
+  Код: code,
+  Наименование: `Склад ${key}`,
+  ЭтоГруппа: false,
+})
 const entries = (objects: readonly unknown[]) => objects.map((value, i) => ({ line: i + 1, value }))
 
 const CODES: Record<string, string> = {
@@ -57,7 +63,8 @@ const expected = (codes: Record<string, string>, needle: string): string[] =>
     .sort()
 
 /** Entries the suffix table should hold for `codes`: a value of n ≥ 3 characters has n − 2 suffixes. */
-const entriesFor = (codes: Record<string, string>): number => Object.values(codes).reduce((sum, c) => sum + Math.max(0, [...c].length - 2), 0)
+const entriesFor = (codes: Record<string, string>): number =>
+  Object.values(codes).reduce((sum, c) => sum + Math.max(0, [...c].length - 2), 0)
 
 describe('prefixEnd: the least string above every string a prefix starts', () => {
   it('raises the last character, past U+10FFFF and the surrogates', () => {
@@ -97,7 +104,8 @@ describe('which columns have a suffix index', () => {
       api_warehouses: ['code_f'],
     })
     for (const ep of ENDPOINTS) {
-      for (const p of ep.params) if (p.stage === 'database' && p.match === 'contains' && p.identifier) assert.equal(p.name, 'code', ep.service)
+      for (const p of ep.params)
+        if (p.stage === 'database' && p.match === 'contains' && p.identifier) assert.equal(p.name, 'code', ep.service)
     }
   })
 })
@@ -151,12 +159,22 @@ for (const backend of BACKENDS) {
 
     it('is what answers: the suffix table, not the trigram index', async () => {
       const c: Condition & { kind: 'contains' } = { kind: 'contains', column: 'code_f', value: '017', indexed: true, suffixed: true }
-      const compiled = compileBoundedPage({ source: 'api_warehouses', columns: [], where: [c], orderBy: [{ column: 'ref', dir: 'asc' }] }, store.writer.dialect, c, CAP)!
+      const compiled = compileBoundedPage(
+        { source: 'api_warehouses', columns: [], where: [c], orderBy: [{ column: 'ref', dir: 'asc' }] },
+        store.writer.dialect,
+        c,
+        CAP,
+      )!
       assert.match(compiled.sql, /FROM api_warehouses__code_f__suf WHERE suffix >= \? AND suffix < \? LIMIT 51/)
       assert.doesNotMatch(compiled.sql, /__trgm|MATCH|LIKE/)
       if (backend === 'sqlite') {
-        const plan = (await store.writer.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${compiled.sql}`, compiled.params)).map((r) => r.detail)
-        assert.ok(plan.some((d) => d.includes('SEARCH api_warehouses__code_f__suf USING PRIMARY KEY (suffix>? AND suffix<?)')), plan.join('\n'))
+        const plan = (await store.writer.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${compiled.sql}`, compiled.params)).map(
+          (r) => r.detail,
+        )
+        assert.ok(
+          plan.some((d) => d.includes('SEARCH api_warehouses__code_f__suf USING PRIMARY KEY (suffix>? AND suffix<?)')),
+          plan.join('\n'),
+        )
       }
     })
 
@@ -177,7 +195,7 @@ for (const backend of BACKENDS) {
       assert.equal(Number(row!.n), entriesFor({ ...CODES, ...MANY, plain: 'ЗР-000999', new: 'нов-017' }))
     })
 
-    it('keeps the entries of a row rebuilt with its code unchanged; a removed row\'s go', async () => {
+    it("keeps the entries of a row rebuilt with its code unchanged; a removed row's go", async () => {
       const changed = { DELETE: 0, INSERT: 0 }
       const spy = new Proxy(store.writer, {
         get(target, key) {

@@ -48,7 +48,11 @@ export interface TestApp {
   /** Imports more objects beside the running server; read models are rebuilt as by `docgate import`. */
   importMore(objects: readonly unknown[]): Promise<ImportReport>
   get(path: string, headers?: Record<string, string>): Promise<TestResponse>
-  request(method: 'GET' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD', path: string, headers?: Record<string, string>): Promise<TestResponse>
+  request(
+    method: 'GET' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD',
+    path: string,
+    headers?: Record<string, string>,
+  ): Promise<TestResponse>
   /** GET as READER. */
   api(path: string): Promise<TestResponse>
   close(): Promise<void>
@@ -100,7 +104,14 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   const dummyHash = await hashPassword('dummy', { logN: 10 })
   const served = opts.wrapSql ? opts.wrapSql(sql) : sql
   const auth = new Authenticator({ users: snapshot, dummyHash })
-  const app = await createApp({ sql: served, auth, logger: false, now: opts.now, observer: opts.observer, answerCacheBytes: opts.answerCacheBytes })
+  const app = await createApp({
+    sql: served,
+    auth,
+    logger: false,
+    now: opts.now,
+    observer: opts.observer,
+    answerCacheBytes: opts.answerCacheBytes,
+  })
   await app.ready()
   const request: TestApp['request'] = async (method, path, headers = {}) => {
     const res = await app.inject({ method, url: path, headers })

@@ -37,6 +37,8 @@ export function checkAnswer(method: string, path: string, status: number, body: 
   const validate = service === undefined ? undefined : envelope(decodeURIComponent(service))
   if (!validate) return
   if (!validate(JSON.parse(body))) {
-    throw new Error(`${path}: the answer does not match the declared response schema: ${ajv.errorsText(validate.errors, { separator: '\n' }).slice(0, 2000)}`)
+    throw new Error(
+      `${path}: the answer does not match the declared response schema: ${ajv.errorsText(validate.errors, { separator: '\n' }).slice(0, 2000)}`,
+    )
   }
 }

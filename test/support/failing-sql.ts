@@ -30,7 +30,10 @@ function withReads(sql: SqlPort, all: (text: string, params: readonly SqlValue[]
 const rebuildRead = (text: string): boolean => text.includes('FROM _affected')
 
 /** Reads for which `fails(text, params)` holds reject with READ_FAILURE; everything else passes through. */
-export function failingReads(fails: (text: string, params: readonly SqlValue[]) => boolean, message = READ_FAILURE): (sql: SqlPort) => SqlPort {
+export function failingReads(
+  fails: (text: string, params: readonly SqlValue[]) => boolean,
+  message = READ_FAILURE,
+): (sql: SqlPort) => SqlPort {
   return (sql) =>
     withReads(sql, async (text, params, read) => {
       if (fails(text, params) && !rebuildRead(text)) throw new Error(message)

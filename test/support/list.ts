@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict'
 import type { TestApp } from './app.js'
 
-export const listPath = (path: string, query: string): string =>
-  `${path}?${query.replace(/[а-яёА-ЯЁ№ ]+/g, (s) => encodeURIComponent(s))}`
+export const listPath = (path: string, query: string): string => `${path}?${query.replace(/[а-яёА-ЯЁ№ ]+/g, (s) => encodeURIComponent(s))}`
 
 /** `expect(query, data, errors)`: the whole envelope of a 200 answer. `app` is read at call time (suites start it in `before`). */
 export function expectList(app: () => TestApp, path: string) {

@@ -22,7 +22,11 @@ export interface ServeProcess {
 
 /** `env` adds to (or overrides) the child's environment, e.g. `DOCGATE_LOG_LEVEL`. */
 export function startServe(args: readonly string[], env: Record<string, string> = {}): ServeProcess {
-  const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn', ...env } })
+  const child = spawn(process.execPath, ['bin/docgate.js', 'serve', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DOCGATE_LOG_LEVEL: 'warn', ...env },
+  })
   let out = ''
   child.stdout.on('data', (c: Buffer) => (out += c.toString()))
   let err = ''

@@ -32,11 +32,7 @@ async function importInto(location: string, objects: readonly unknown[]): Promis
 export type Backend = 'sqlite' | 'pglite' | 'postgres'
 
 /** Store engines every HTTP suite runs on. */
-export const BACKENDS: readonly Backend[] = [
-  'sqlite',
-  'pglite',
-  ...(process.env.DOCGATE_TEST_PG_URL ? (['postgres'] as const) : []),
-]
+export const BACKENDS: readonly Backend[] = ['sqlite', 'pglite', ...(process.env.DOCGATE_TEST_PG_URL ? (['postgres'] as const) : [])]
 
 export interface TestStore {
   /** A writable handle (import, users); close it before serving. */

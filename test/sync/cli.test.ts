@@ -20,7 +20,11 @@ interface Done {
   err: string
 }
 
-function start(args: string[], input?: string, env: Record<string, string> = {}): { child: ChildProcess; done: Promise<Done>; out: () => string } {
+function start(
+  args: string[],
+  input?: string,
+  env: Record<string, string> = {},
+): { child: ChildProcess; done: Promise<Done>; out: () => string } {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
@@ -88,7 +92,10 @@ describe('docgate sync from the command line', () => {
     const env = { DOCGATE_SOURCE_USER: USER, DOCGATE_SOURCE_PASSWORD: PASSWORD }
     const once = await run(['sync', '--source', `${url}/`, '--db', db], undefined, env)
     assert.equal(once.code, 0, once.err)
-    assert.match(once.out, /^Catalog_Организации → Справочник\.Организации: read 2, written 2, deleted 0, skipped 0, warnings 0; [\d.]+ s, \d+ objects\/s$/m)
+    assert.match(
+      once.out,
+      /^Catalog_Организации → Справочник\.Организации: read 2, written 2, deleted 0, skipped 0, warnings 0; [\d.]+ s, \d+ objects\/s$/m,
+    )
     assert.match(once.out, /^cycle complete: \d+ entity sets; read \d+, written \d+, deleted 0; [\d.]+ s$/m)
 
     const status = await run(['sync', '--status', '--db', db])
@@ -99,8 +106,14 @@ describe('docgate sync from the command line', () => {
     assert.match(lines[2]!, /^entity set {2,}last complete scan {4}last full scan {8}objects {2}last error$/)
     // A first load is each set's first full scan.
     const at = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d'
-    assert.ok(lines.some((l) => new RegExp(`^Catalog_Организации {2,}${at} {3}${at} {9}2 {2}—$`).test(l)), lines.join('\n'))
-    assert.ok(lines.some((l) => new RegExp(`^AccumulationRegister_ЗаявкиНаРасходованиеСредств {2}${at} {3}${at} {9}6 {2}—$`).test(l)), lines.join('\n'))
+    assert.ok(
+      lines.some((l) => new RegExp(`^Catalog_Организации {2,}${at} {3}${at} {9}2 {2}—$`).test(l)),
+      lines.join('\n'),
+    )
+    assert.ok(
+      lines.some((l) => new RegExp(`^AccumulationRegister_ЗаявкиНаРасходованиеСредств {2}${at} {3}${at} {9}6 {2}—$`).test(l)),
+      lines.join('\n'),
+    )
 
     const loop = start(['sync', '--every', '1', '--source', url, '--user', USER, '--password-stdin', '--db', db], `${PASSWORD}\r\n`)
     await waitFor(loop.out, /^Catalog_Склады → /m)
@@ -116,7 +129,8 @@ describe('docgate sync from the command line', () => {
     const sql = new SqliteStore(db, { readonly: true })
     const tables = await sql.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'")
     let everything = ''
-    for (const { name } of tables) everything += JSON.stringify(await sql.all(`SELECT * FROM ${name}`), (_k, v) => (v && v.type === 'Buffer' ? '' : v))
+    for (const { name } of tables)
+      everything += JSON.stringify(await sql.all(`SELECT * FROM ${name}`), (_k, v) => (v && v.type === 'Buffer' ? '' : v))
     await sql.close()
     for (const text of [once.out, once.err, status.out, stopped.out, stopped.err, again.out, again.err, everything]) {
       assert.ok(!text.includes(PASSWORD), 'password leaked')

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
 import { gzipSync } from 'node:zlib'
-import { Source, SourceError } from '../../src/sync/source/client.js'
+import { Source, type SourceError } from '../../src/sync/source/client.js'
 import { inGroups, pages } from '../../src/sync/pages.js'
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void
@@ -40,7 +40,10 @@ test('GET with UTF-8 Basic credentials, Accept JSON, gzip accepted, Cyrillic per
   await s.json(() => s.url('Catalog_Номенклатура', { $format: 'json', $filter: "Date ge datetime'2026-01-01T00:00:00'" }))
   const req = seen[0]!
   assert.equal(req.method, 'GET')
-  assert.equal(req.url, "/base/odata/standard.odata/Catalog_%D0%9D%D0%BE%D0%BC%D0%B5%D0%BD%D0%BA%D0%BB%D0%B0%D1%82%D1%83%D1%80%D0%B0?$format=json&$filter=Date%20ge%20datetime%272026-01-01T00%3A00%3A00%27")
+  assert.equal(
+    req.url,
+    '/base/odata/standard.odata/Catalog_%D0%9D%D0%BE%D0%BC%D0%B5%D0%BD%D0%BA%D0%BB%D0%B0%D1%82%D1%83%D1%80%D0%B0?$format=json&$filter=Date%20ge%20datetime%272026-01-01T00%3A00%3A00%27',
+  )
   assert.equal(req.headers.authorization, `Basic ${Buffer.from('Иванов:секрет', 'utf8').toString('base64')}`)
   assert.equal(req.headers.accept, 'application/json')
   assert.equal(req.headers['accept-encoding'], 'gzip')
@@ -73,7 +76,8 @@ test('5xx is retried up to 5 attempts in all, then fails with the odata.error te
   let retries = 0
   await assert.rejects(
     s.json(() => s.url('X'), { beforeRetry: () => retries++ }),
-    (err: SourceError) => err.kind === 'status' && err.status === 500 && err.code === '-1' && err.message === 'HTTP 500: Ошибка обработчика',
+    (err: SourceError) =>
+      err.kind === 'status' && err.status === 500 && err.code === '-1' && err.message === 'HTTP 500: Ошибка обработчика',
   )
   assert.equal(seen.length, 5)
   assert.equal(retries, 4)
@@ -88,7 +92,10 @@ test('400, 404 and 501 are never retried; a non-JSON error body is named by its 
       res.end('<html>nope</html>')
     }
     const s = source()
-    await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.status === status && err.message.startsWith(`HTTP ${status} `))
+    await assert.rejects(
+      s.json(() => s.url('X')),
+      (err: SourceError) => err.status === status && err.message.startsWith(`HTTP ${status} `),
+    )
     assert.equal(seen.length, 1)
     await s.close()
   }
@@ -98,11 +105,14 @@ test('401 is a refusal of the credentials, never retried, with no secret in the 
   seen.length = 0
   handler = (_req, res) => json(res, 401, {})
   const s = source()
-  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => {
-    assert.equal(err.message, 'source refused the credentials (HTTP 401)')
-    assert.equal(err.kind, 'credentials')
-    return true
-  })
+  await assert.rejects(
+    s.json(() => s.url('X')),
+    (err: SourceError) => {
+      assert.equal(err.message, 'source refused the credentials (HTTP 401)')
+      assert.equal(err.kind, 'credentials')
+      return true
+    },
+  )
   assert.equal(seen.length, 1)
   await s.close()
 })
@@ -114,17 +124,23 @@ test('a 200 that is not JSON fails without retry (Atom)', async () => {
     res.end('<feed/>')
   }
   const s = source()
-  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.kind === 'not-json')
+  await assert.rejects(
+    s.json(() => s.url('X')),
+    (err: SourceError) => err.kind === 'not-json',
+  )
   assert.equal(seen.length, 1)
   await s.close()
 })
 
 test('a refused connection is "unreachable", counts as the source being down, and names where and how often it was tried', async () => {
   const s = new Source({ root: 'http://127.0.0.1:1/x', concurrency: 1, readTimeoutMs: 1000, retryDelaysMs: [1] })
-  await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => {
-    assert.equal(err.message, 'nothing answers at 127.0.0.1:1 (connection refused), 2 attempts over 0 s')
-    return err.kind === 'unreachable' && err.sourceDown
-  })
+  await assert.rejects(
+    s.json(() => s.url('X')),
+    (err: SourceError) => {
+      assert.equal(err.message, 'nothing answers at 127.0.0.1:1 (connection refused), 2 attempts over 0 s')
+      return err.kind === 'unreachable' && err.sourceDown
+    },
+  )
   await s.close()
 })
 
@@ -135,7 +151,10 @@ test('a 401 says when no user or no password was given', async () => {
     ['Иванов', '', 'source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)'],
   ] as const) {
     const s = source({ user, password })
-    await assert.rejects(s.json(() => s.url('X')), (err: SourceError) => err.kind === 'credentials' && err.message === line)
+    await assert.rejects(
+      s.json(() => s.url('X')),
+      (err: SourceError) => err.kind === 'credentials' && err.message === line,
+    )
     await s.close()
   }
 })
@@ -170,15 +189,18 @@ test('§8: a page shrunk after a 5xx counts among the 5 attempts: 5 requests in 
   handler = (_req, res) => json(res, 500, { 'odata.error': { code: '-1', message: { lang: 'ru', value: 'слишком тяжело' } } })
   const s = source()
   const paging = { size: 1000, adaptive: true }
-  await assert.rejects(async () => {
-    for await (const _ of pages(s, { set: 'X', orderby: 'Ref_Key' }, paging)) assert.fail('no page')
-  }, (err: SourceError) => err.status === 500)
+  await assert.rejects(
+    async () => {
+      for await (const _ of pages(s, { set: 'X', orderby: 'Ref_Key' }, paging)) assert.fail('no page')
+    },
+    (err: SourceError) => err.status === 500,
+  )
   const tops = seen.map((r) => Number(new URL(r.url!, 'http://h').searchParams.get('$top')))
   assert.deepEqual(tops, [1000, 250, 62, 15, 3])
   await s.close()
 })
 
-test('§8: a group of keys read again in quarters counts those reads among each key\'s 5 attempts', async () => {
+test("§8: a group of keys read again in quarters counts those reads among each key's 5 attempts", async () => {
   seen.length = 0
   handler = (_req, res) => json(res, 500, { 'odata.error': { code: '-1', message: { lang: 'ru', value: 'слишком тяжело' } } })
   const s = source()
@@ -199,7 +221,11 @@ test('§8: a group of keys read again in quarters counts those reads among each 
   seen.length = 0
   let n = 0
   handler = (_req, res) => (n++ === 0 ? json(res, 500, {}) : json(res, 200, { value: [1] }))
-  const got = await inGroups(s, keys, async (group, opts) => (await s.json<{ value: number[] }>(() => s.url('X', { $filter: group.join(',') }), opts)).body.value)
+  const got = await inGroups(
+    s,
+    keys,
+    async (group, opts) => (await s.json<{ value: number[] }>(() => s.url('X', { $filter: group.join(',') }), opts)).body.value,
+  )
   assert.deepEqual(got, [1, 1, 1, 1])
   assert.equal(seen.length, 5)
   await s.close()

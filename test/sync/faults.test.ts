@@ -25,7 +25,10 @@ describe('sync faults (SQLite)', () => {
   before(async () => {
     fake = await startFake1C({ objects: source, custom: true, today: TODAY })
     const imported = await fresh()
-    const report = await importEntries(imported.writer, expectedFromSource(source).map((value, i) => ({ line: i + 1, value })))
+    const report = await importEntries(
+      imported.writer,
+      expectedFromSource(source).map((value, i) => ({ line: i + 1, value })),
+    )
     assert.equal(report.ok, true)
     expected = await dump(imported.writer)
   })
@@ -59,7 +62,10 @@ describe('sync faults (SQLite)', () => {
     const run = await runSync(s.writer, { source: fake.url, once: true })
     fake.faults = {}
     assert.equal(run.code, 1)
-    assert.deepEqual(run.err.filter((l) => l.startsWith('error:')), ['error: Document_ПеремещениеТоваров: HTTP 400: Ошибка на стороне сервера 1С (400)'])
+    assert.deepEqual(
+      run.err.filter((l) => l.startsWith('error:')),
+      ['error: Document_ПеремещениеТоваров: HTTP 400: Ошибка на стороне сервера 1С (400)'],
+    )
     assert.match(run.out.at(-1)!, /^cycle failed: 1 of \d+ entity sets failed or not reached; /)
     assert.ok(run.out.some((l) => l.startsWith('Document_ТребованиеНакладная → ')))
     const again = await runSync(s.writer, { source: fake.url, once: true })
@@ -73,7 +79,9 @@ describe('sync faults (SQLite)', () => {
     try {
       const run = await runSync(s.writer, { source: locked.url, once: true, user: 'Иван' })
       assert.equal(run.code, 1)
-      assert.deepEqual(run.err, ['source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)'])
+      assert.deepEqual(run.err, [
+        'source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)',
+      ])
       assert.deepEqual(await s.writer.all('SELECT ref FROM objects'), [])
     } finally {
       await locked.close()
@@ -91,15 +99,25 @@ describe('sync faults (SQLite)', () => {
       // Deletions are judged by full scans only (§7.6).
       const withheld = await runSync(s.writer, { source: other.url, once: true, 'scan-all': true })
       assert.equal(withheld.code, 0, withheld.err.join('\n'))
-      assert.ok(withheld.err.includes(`warning: Document_ПлатежноеПоручениеВходящее: deletions withheld: 30 of ${payments.length}`), withheld.err.join('\n'))
-      const count = async () => Number((await s.writer.all<{ n: number }>("SELECT COUNT(*) AS n FROM doc_other WHERE type = 'Документ.ПлатежноеПоручениеВходящее'"))[0]!.n)
+      assert.ok(
+        withheld.err.includes(`warning: Document_ПлатежноеПоручениеВходящее: deletions withheld: 30 of ${payments.length}`),
+        withheld.err.join('\n'),
+      )
+      const count = async () =>
+        Number(
+          (await s.writer.all<{ n: number }>("SELECT COUNT(*) AS n FROM doc_other WHERE type = 'Документ.ПлатежноеПоручениеВходящее'"))[0]!
+            .n,
+        )
       assert.equal(await count(), payments.length)
       // Put 12 back: 18 remain deleted, within the cap of 20.
       for (const o of payments.slice(0, 12)) other.put(o)
       const done = await runSync(s.writer, { source: other.url, once: true, 'scan-all': true })
       assert.equal(done.code, 0, done.err.join('\n'))
       // The 12 put back were never removed here: a new DataVersion with the same form writes nothing.
-      assert.ok(done.out.some((l) => /^Document_ПлатежноеПоручениеВходящее → .*: read 97, written 0, deleted 18,/.test(l)), done.out.join('\n'))
+      assert.ok(
+        done.out.some((l) => /^Document_ПлатежноеПоручениеВходящее → .*: read 97, written 0, deleted 18,/.test(l)),
+        done.out.join('\n'),
+      )
       assert.equal(await count(), payments.length - 18)
       // Their movements went with them.
       const gone = payments.slice(12, 30).map((o) => o.ref as string)
@@ -126,11 +144,17 @@ describe('sync faults (SQLite)', () => {
     try {
       const check = await runSync(s.writer, { source: fake.url, check: true })
       assert.equal(check.code, 1)
-      assert.ok(check.out.includes('Справочник.Кассы ← Catalog_Кассы: found 0; MISSING: entity set Catalog_Кассы (not in $metadata)'), check.out.join('\n'))
+      assert.ok(
+        check.out.includes('Справочник.Кассы ← Catalog_Кассы: found 0; MISSING: entity set Catalog_Кассы (not in $metadata)'),
+        check.out.join('\n'),
+      )
       assert.equal(check.out.at(-1), 'result: 1 missing-required — the map does not resolve')
       const run = await runSync(s.writer, { source: fake.url, once: true })
       assert.equal(run.code, 1)
-      assert.deepEqual(run.out, ['Справочник.Кассы ← Catalog_Кассы: found 0; MISSING: entity set Catalog_Кассы (not in $metadata)', 'result: 1 missing-required — the map does not resolve'])
+      assert.deepEqual(run.out, [
+        'Справочник.Кассы ← Catalog_Кассы: found 0; MISSING: entity set Catalog_Кассы (not in $metadata)',
+        'result: 1 missing-required — the map does not resolve',
+      ])
       assert.deepEqual(await s.writer.all('SELECT ref FROM objects'), [])
     } finally {
       fake.faults = {}

@@ -13,7 +13,10 @@ import { TODAY, answers, demoObjects, dump, expectedFromSource, runSync } from '
 import type { Obj } from './support.js'
 
 const load = async (sql: SqlPort, objects: readonly unknown[]) => {
-  const report = await importEntries(sql, objects.map((value, i) => ({ line: i + 1, value })))
+  const report = await importEntries(
+    sql,
+    objects.map((value, i) => ({ line: i + 1, value })),
+  )
   assert.equal(report.ok, true, JSON.stringify(report.invalid.slice(0, 3)))
 }
 
@@ -74,7 +77,9 @@ for (const backend of BACKENDS) {
       const marked = { ...byType('Документ.ПеремещениеТоваров')[0]!, ПометкаУдаления: true }
       const deleted = byType('Документ.ЗаказПоставщику')[1]!
       // A payment order that records cash movements and expense-request payments.
-      const paymentSets = source.filter((o) => o.type === 'РегистрНакопления.ЗаявкиНаРасходованиеСредств' && (o['Движения'] as unknown[]).length > 0)
+      const paymentSets = source.filter(
+        (o) => o.type === 'РегистрНакопления.ЗаявкиНаРасходованиеСредств' && (o['Движения'] as unknown[]).length > 0,
+      )
       const payer = (paymentSets[0]!['Регистратор'] as { ref: string }).ref
       const payment = source.find((o) => o.ref === payer)!
       const unposted = { ...payment, Проведен: false }
@@ -85,7 +90,15 @@ for (const backend of BACKENDS) {
         source
           .filter((o) => String(o.type).startsWith('РегистрНакопления.') && (o['Регистратор'] as { ref: string }).ref === ref)
           .map((o) => ({ ...o, Движения: [] }))
-      await load(imported.writer, [changed, fresh, marked, unposted, ...registersOf(payer), { type: deleted.type, ref: deleted.ref, deleted: true }, ...registersOf(deleted.ref)])
+      await load(imported.writer, [
+        changed,
+        fresh,
+        marked,
+        unposted,
+        ...registersOf(payer),
+        { type: deleted.type, ref: deleted.ref, deleted: true },
+        ...registersOf(deleted.ref),
+      ])
 
       // Most of these documents lie outside the recent months: a full scan finds them (§7.4; scans.test.ts for the timing).
       const run = await runSync(synced.writer, { source: fake.url, once: true, 'scan-all': true })
@@ -97,7 +110,9 @@ for (const backend of BACKENDS) {
         assert.deepEqual(await synced.writer.all(`SELECT recorder FROM ${table} WHERE recorder = ?`, [payer]), [])
       }
       assert.deepEqual(await synced.writer.all('SELECT ref FROM objects WHERE ref = ?', [deleted.ref as string]), [])
-      const marks = await synced.writer.all<{ deletion_mark: number }>('SELECT deletion_mark FROM doc_transfers WHERE ref = ?', [(marked as Obj).ref as string])
+      const marks = await synced.writer.all<{ deletion_mark: number }>('SELECT deletion_mark FROM doc_transfers WHERE ref = ?', [
+        (marked as Obj).ref as string,
+      ])
       assert.equal(Number(marks[0]!.deletion_mark), 1)
       const again = await runSync(synced.writer, { source: fake.url, once: true })
       for (const l of setLines(again.out)) assert.match(l, /written 0, deleted 0,/)
@@ -110,7 +125,10 @@ for (const backend of BACKENDS) {
         const failed = await runSync(store.writer, { source: fake.url, once: true })
         fake.faults.failAfter = undefined
         assert.equal(failed.code, 1)
-        assert.ok(failed.err.some((l) => /^source unavailable: .+; \d+ entity sets not reached$/.test(l)), failed.err.join('\n'))
+        assert.ok(
+          failed.err.some((l) => /^source unavailable: .+; \d+ entity sets not reached$/.test(l)),
+          failed.err.join('\n'),
+        )
         assert.match(failed.out.at(-1)!, /^cycle failed: \d+ of \d+ entity sets failed or not reached;/)
         // What the connector saved as written is exactly what the store holds.
         const savedRefs = await store.writer.all<{ ref: string }>("SELECT ref FROM sync_objects WHERE hash <> '' ORDER BY ref")
@@ -133,7 +151,10 @@ for (const backend of BACKENDS) {
         writeFileSync(map, JSON.stringify({ types: { 'Справочник.Кассы': { entitySet: 'Catalog_КассыККМ' } } }))
         const check = await runSync(store.writer, { source: fake.url, check: true, map })
         assert.equal(check.code, 1)
-        assert.ok(check.out.some((l) => l.startsWith('Справочник.Кассы') && l.includes('MISSING')), check.out.join('\n'))
+        assert.ok(
+          check.out.some((l) => l.startsWith('Справочник.Кассы') && l.includes('MISSING')),
+          check.out.join('\n'),
+        )
         assert.match(check.out.at(-1)!, /^result: \d+ missing-required — the map does not resolve$/)
         const run = await runSync(store.writer, { source: fake.url, once: true, map })
         assert.equal(run.code, 1)
@@ -153,4 +174,3 @@ for (const backend of BACKENDS) {
     })
   })
 }
-

@@ -6,7 +6,16 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { edmx } from '../../src/fake1c/edmx.js'
 import { REGISTERS, shapes } from '../../src/fake1c/upp.js'
-import { MapFileError, attachmentContent, defaultMapFile, mapEntity, mapRecordSet, parseMapFile, recorderOf, resolveMap } from '../../src/sync/mapping/index.js'
+import {
+  MapFileError,
+  attachmentContent,
+  defaultMapFile,
+  mapEntity,
+  mapRecordSet,
+  parseMapFile,
+  recorderOf,
+  resolveMap,
+} from '../../src/sync/mapping/index.js'
 import type { MapFile, SetPlan } from '../../src/sync/mapping/index.js'
 import type { Metadata, StructuredType } from '../../src/sync/metadata/model.js'
 import { parseMetadataFile } from '../../src/sync/metadata/parse.js'
@@ -23,16 +32,34 @@ async function metadataOf(custom: boolean, partSets = false): Promise<Metadata> 
   if (partSets) {
     for (const s of shapes(custom, '2026-11-24')) {
       for (const p of s.parts) {
-        decls.push({ set: `${s.set}_${p.name}`, keys: ['Ref_Key', 'LineNumber'], props: [{ name: 'Ref_Key', type: 'Edm.Guid' }, { name: 'LineNumber', type: 'Edm.Int64' }, ...p.props], collections: [] })
+        decls.push({
+          set: `${s.set}_${p.name}`,
+          keys: ['Ref_Key', 'LineNumber'],
+          props: [{ name: 'Ref_Key', type: 'Edm.Guid' }, { name: 'LineNumber', type: 'Edm.Int64' }, ...p.props],
+          collections: [],
+        })
       }
     }
   }
   for (const r of REGISTERS) {
-    decls.push({ set: r.set, keys: ['Recorder', 'Recorder_Type'], props: r.props.slice(0, 2), collections: [{ name: 'RecordSet', rowType: `${r.set}_RowType`, props: [...r.props.slice(2)] }] })
+    decls.push({
+      set: r.set,
+      keys: ['Recorder', 'Recorder_Type'],
+      props: r.props.slice(0, 2),
+      collections: [{ name: 'RecordSet', rowType: `${r.set}_RowType`, props: [...r.props.slice(2)] }],
+    })
     decls.push({ set: `${r.set}_RecordType`, keys: ['Recorder', 'Recorder_Type', 'LineNumber'], props: [...r.props], collections: [] })
   }
   for (const other of ['Document_ПлатежноеПоручениеИсходящее']) {
-    decls.push({ set: other, keys: ['Ref_Key'], props: [{ name: 'Ref_Key', type: 'Edm.Guid' }, { name: 'Number', type: 'Edm.String' }], collections: [] })
+    decls.push({
+      set: other,
+      keys: ['Ref_Key'],
+      props: [
+        { name: 'Ref_Key', type: 'Edm.Guid' },
+        { name: 'Number', type: 'Edm.String' },
+      ],
+      collections: [],
+    })
   }
   const file = join(tempDir(), 'metadata.xml')
   writeFileSync(file, edmx(decls))
@@ -73,7 +100,18 @@ test('§4.5: the example entity is written exactly as its import line', () => {
     СуммаДокумента: 1180,
     ДатаОплаты: '0001-01-01T00:00:00',
     Комментарий: '',
-    Товары: [{ Ref_Key: 'd1000000-0000-4000-8000-000000000001', LineNumber: '1', Номенклатура_Key: 'f0000000-0000-4000-8000-000000000006', Количество: 2, Цена: 590, Сумма: 1180, Коэффициент: '1', СтавкаНДС: 'НДС18' }],
+    Товары: [
+      {
+        Ref_Key: 'd1000000-0000-4000-8000-000000000001',
+        LineNumber: '1',
+        Номенклатура_Key: 'f0000000-0000-4000-8000-000000000006',
+        Количество: 2,
+        Цена: 590,
+        Сумма: 1180,
+        Коэффициент: '1',
+        СтавкаНДС: 'НДС18',
+      },
+    ],
     'Контрагент@navigationLinkUrl': "Document_ЗаказПокупателя(guid'd1')/Контрагент",
   }
   const m = mapEntity(plan(standard, 'Document_ЗаказПокупателя'), entity, ctx)
@@ -116,20 +154,52 @@ test('§4.5: the example entity is written exactly as its import line', () => {
     ],
   })
   // The warehouse-availability group is a type outside the targets: empty, with a warning (R6).
-  assert.deepEqual(m.warnings, [{ ref: 'd1000000-0000-4000-8000-000000000001', attribute: 'Склад', reason: 'StandardODATA.Catalog_ГруппыДоступностиСкладов is not kept; empty reference' }])
+  assert.deepEqual(m.warnings, [
+    {
+      ref: 'd1000000-0000-4000-8000-000000000001',
+      attribute: 'Склад',
+      reason: 'StandardODATA.Catalog_ГруппыДоступностиСкладов is not kept; empty reference',
+    },
+  ])
 })
 
 test('R3: only trailing U+0020 leave Code and Number; other strings keep their padding', () => {
   const p = plan(standard, 'Catalog_Контрагенты')
-  const m = mapEntity(p, { Ref_Key: 'A'.repeat(8) + '-0000-4000-8000-000000000001', Code: '00012\u00a0  ', Description: '  ООО Ромашка  ', ИНН: '7701 ', DeletionMark: false }, ctx)
+  const m = mapEntity(
+    p,
+    {
+      Ref_Key: 'A'.repeat(8) + '-0000-4000-8000-000000000001',
+      Code: '00012\u00a0  ',
+      Description: '  ООО Ромашка  ',
+      ИНН: '7701 ',
+      DeletionMark: false,
+    },
+    ctx,
+  )
   assert.ok(m.ok)
-  assert.deepEqual(m.object, { type: 'Справочник.Контрагенты', ref: 'aaaaaaaa-0000-4000-8000-000000000001', ПометкаУдаления: false, Код: '00012\u00a0', Наименование: '  ООО Ромашка  ', ИНН: '7701 ' })
+  assert.deepEqual(m.object, {
+    type: 'Справочник.Контрагенты',
+    ref: 'aaaaaaaa-0000-4000-8000-000000000001',
+    ПометкаУдаления: false,
+    Код: '00012\u00a0',
+    Наименование: '  ООО Ромашка  ',
+    ИНН: '7701 ',
+  })
 })
 
 test('R3: numbers from JSON numbers or decimal strings; anything else is a mapping error naming the attribute', () => {
   const p = plan(standard, 'Document_ЗаказНаПроизводство')
   const row = (LineNumber: unknown, Количество: unknown) => ({ LineNumber, Номенклатура_Key: Z, Количество, ЕдиницаИзмерения_Key: Z })
-  const base = { Ref_Key: 'b0000000-0000-4000-8000-000000000001', Number: 'ЗН-1', Date: '2026-01-01T00:00:00', Posted: true, DeletionMark: false, Организация_Key: Z, Ответственный_Key: Z, Комментарий: '' }
+  const base = {
+    Ref_Key: 'b0000000-0000-4000-8000-000000000001',
+    Number: 'ЗН-1',
+    Date: '2026-01-01T00:00:00',
+    Posted: true,
+    DeletionMark: false,
+    Организация_Key: Z,
+    Ответственный_Key: Z,
+    Комментарий: '',
+  }
   const ok = mapEntity(p, { ...base, Продукция: [row('2', '12.50'), row('10', 3), row('1', '-1e2')], Материалы: [] }, ctx)
   assert.ok(ok.ok)
   assert.deepEqual(
@@ -144,7 +214,9 @@ test('R3: numbers from JSON numbers or decimal strings; anything else is a mappi
   assert.deepEqual(bad, {
     ok: false,
     skip: 'error',
-    warnings: [{ ref: 'b0000000-0000-4000-8000-000000000001', attribute: 'Продукция.Количество', reason: 'expected a number, got "двенадцать"' }],
+    warnings: [
+      { ref: 'b0000000-0000-4000-8000-000000000001', attribute: 'Продукция.Количество', reason: 'expected a number, got "двенадцать"' },
+    ],
   })
 })
 
@@ -187,28 +259,72 @@ test('R3/R4: null on a folder is the empty value; the folder keeps ЭтоГру�
 })
 
 test('R4: a folder of any other catalogue is not synced', () => {
-  const m = mapEntity(plan(standard, 'Catalog_Контрагенты'), { Ref_Key: 'c2000000-0000-4000-8000-000000000001', IsFolder: true, Description: 'Покупатели' }, ctx)
+  const m = mapEntity(
+    plan(standard, 'Catalog_Контрагенты'),
+    { Ref_Key: 'c2000000-0000-4000-8000-000000000001', IsFolder: true, Description: 'Покупатели' },
+    ctx,
+  )
   assert.deepEqual(m, { ok: false, skip: 'not-synced', warnings: [] })
 })
 
 test('R6: composite pairs keep catalogue and document targets only; the rest is empty, most with a warning', () => {
   const p = plan(standard, 'Document_ЗаявкаНаРасходованиеСредств')
   const ref = 'e1000000-0000-4000-8000-000000000001'
-  const head = { Ref_Key: ref, Number: '1', Date: '2026-01-01T00:00:00', Posted: true, DeletionMark: false, Организация_Key: Z, Ответственный_Key: Z, Комментарий: '', ДатаРасхода: '0001-01-01T00:00:00', Контрагент_Key: Z, СуммаДокумента: 0 }
+  const head = {
+    Ref_Key: ref,
+    Number: '1',
+    Date: '2026-01-01T00:00:00',
+    Posted: true,
+    DeletionMark: false,
+    Организация_Key: Z,
+    Ответственный_Key: Z,
+    Комментарий: '',
+    ДатаРасхода: '0001-01-01T00:00:00',
+    Контрагент_Key: Z,
+    СуммаДокумента: 0,
+  }
   const cases: [string, string, unknown, string | undefined][] = [
-    ['StandardODATA.Catalog_Контрагенты', 'ABCDEF00-0000-4000-8000-000000000009', { type: 'Справочник.Контрагенты', ref: 'abcdef00-0000-4000-8000-000000000009' }, undefined],
-    ['StandardODATA.Catalog_ФизическиеЛица', 'abcdef00-0000-4000-8000-000000000009', { type: 'Справочник.ФизическиеЛица', ref: 'abcdef00-0000-4000-8000-000000000009' }, undefined],
+    [
+      'StandardODATA.Catalog_Контрагенты',
+      'ABCDEF00-0000-4000-8000-000000000009',
+      { type: 'Справочник.Контрагенты', ref: 'abcdef00-0000-4000-8000-000000000009' },
+      undefined,
+    ],
+    [
+      'StandardODATA.Catalog_ФизическиеЛица',
+      'abcdef00-0000-4000-8000-000000000009',
+      { type: 'Справочник.ФизическиеЛица', ref: 'abcdef00-0000-4000-8000-000000000009' },
+      undefined,
+    ],
     ['StandardODATA.Undefined', '', null, undefined],
     ['StandardODATA.Catalog_Контрагенты', Z, null, undefined],
-    ['StandardODATA.Catalog_Кассы', 'abcdef00-0000-4000-8000-000000000009', null, 'StandardODATA.Catalog_Кассы is not kept; empty reference'],
-    ['UnavailableEntities.UnavailableEntity_5e3c6f2a-0000-4000-8000-000000000000', 'abcdef00-0000-4000-8000-000000000009', null, 'UnavailableEntities.UnavailableEntity_5e3c6f2a-0000-4000-8000-000000000000 is not kept; empty reference'],
+    [
+      'StandardODATA.Catalog_Кассы',
+      'abcdef00-0000-4000-8000-000000000009',
+      null,
+      'StandardODATA.Catalog_Кассы is not kept; empty reference',
+    ],
+    [
+      'UnavailableEntities.UnavailableEntity_5e3c6f2a-0000-4000-8000-000000000000',
+      'abcdef00-0000-4000-8000-000000000009',
+      null,
+      'UnavailableEntities.UnavailableEntity_5e3c6f2a-0000-4000-8000-000000000000 is not kept; empty reference',
+    ],
     ['StandardODATA.ВидыДвиженийДенежныхСредств', 'Оплата', null, 'StandardODATA.ВидыДвиженийДенежныхСредств is not kept; empty reference'],
     ['Edm.String', 'текст', null, 'Edm.String is not kept; empty reference'],
   ]
   for (const [type, value, expected, warning] of cases) {
     const m = mapEntity(
       p,
-      { ...head, Получатель: value, Получатель_Type: type, БанковскийСчетКасса: '', БанковскийСчетКасса_Type: 'StandardODATA.Undefined', ДокументОснование: '', ДокументОснование_Type: 'StandardODATA.Undefined' },
+      {
+        ...head,
+        Получатель: value,
+        Получатель_Type: type,
+        БанковскийСчетКасса: '',
+        БанковскийСчетКасса_Type: 'StandardODATA.Undefined',
+        ДокументОснование: '',
+        ДокументОснование_Type: 'StandardODATA.Undefined',
+      },
       ctx,
     )
     assert.ok(m.ok)
@@ -217,12 +333,23 @@ test('R6: composite pairs keep catalogue and document targets only; the rest is 
   }
   const cash = mapEntity(
     p,
-    { ...head, Получатель: '', Получатель_Type: 'StandardODATA.Undefined', БанковскийСчетКасса: 'abcdef00-0000-4000-8000-000000000001', БанковскийСчетКасса_Type: 'StandardODATA.Catalog_Кассы', ДокументОснование: 'abcdef00-0000-4000-8000-000000000002', ДокументОснование_Type: 'StandardODATA.Document_СчетНаОплатуПоставщика' },
+    {
+      ...head,
+      Получатель: '',
+      Получатель_Type: 'StandardODATA.Undefined',
+      БанковскийСчетКасса: 'abcdef00-0000-4000-8000-000000000001',
+      БанковскийСчетКасса_Type: 'StandardODATA.Catalog_Кассы',
+      ДокументОснование: 'abcdef00-0000-4000-8000-000000000002',
+      ДокументОснование_Type: 'StandardODATA.Document_СчетНаОплатуПоставщика',
+    },
     ctx,
   )
   assert.ok(cash.ok)
   assert.deepEqual(cash.object['Касса'], { type: 'Справочник.Кассы', ref: 'abcdef00-0000-4000-8000-000000000001' })
-  assert.deepEqual(cash.object['ДокументОснование'], { type: 'Документ.СчетНаОплатуПоставщика', ref: 'abcdef00-0000-4000-8000-000000000002' })
+  assert.deepEqual(cash.object['ДокументОснование'], {
+    type: 'Документ.СчетНаОплатуПоставщика',
+    ref: 'abcdef00-0000-4000-8000-000000000002',
+  })
 })
 
 test('R8: VAT enumeration members become the stored strings; others pass as received', () => {
@@ -276,7 +403,11 @@ test('§4.2: a bank account is closed from ДатаЗакрытия up to the cy
   const theirs = mapEntity(p, account('0001-01-01T00:00:00', 'StandardODATA.Catalog_Контрагенты'), ctx)
   assert.ok(theirs.ok)
   assert.equal(theirs.object['Владелец'], '')
-  const cash = mapEntity(plan(standard, 'Catalog_Кассы'), { Ref_Key: 'a3000000-0000-4000-8000-000000000001', Owner_Key: Z, ВалютаДенежныхСредств_Key: Z }, ctx)
+  const cash = mapEntity(
+    plan(standard, 'Catalog_Кассы'),
+    { Ref_Key: 'a3000000-0000-4000-8000-000000000001', Owner_Key: Z, ВалютаДенежныхСредств_Key: Z },
+    ctx,
+  )
   assert.ok(cash.ok)
   assert.equal(cash.object['Закрыт'], false)
 })
@@ -284,20 +415,41 @@ test('§4.2: a bank account is closed from ДатаЗакрытия up to the cy
 test('§4.2 attachments: only the three owners; the content without whitespace, only for files', () => {
   const p = plan(standard, 'Catalog_ХранилищеДополнительнойИнформации')
   assert.equal(p.select.includes('Хранилище_Base64Data'), false)
-  const entry = (Объект_Type: string) => ({ Ref_Key: 'a4000000-0000-4000-8000-000000000001', Description: 'Счёт', Объект: 'a5000000-0000-4000-8000-000000000001', Объект_Type, ИмяФайла: 'счёт.pdf' })
+  const entry = (Объект_Type: string) => ({
+    Ref_Key: 'a4000000-0000-4000-8000-000000000001',
+    Description: 'Счёт',
+    Объект: 'a5000000-0000-4000-8000-000000000001',
+    Объект_Type,
+    ИмяФайла: 'счёт.pdf',
+  })
   const kept = mapEntity(p, entry('StandardODATA.Document_ЗаказПоставщику'), ctx)
   assert.ok(kept.ok)
   assert.deepEqual(kept.object['Объект'], { type: 'Документ.ЗаказПоставщику', ref: 'a5000000-0000-4000-8000-000000000001' })
   assert.equal(mapEntity(p, entry('StandardODATA.Document_ЗаказПокупателя'), ctx).ok, false)
-  assert.deepEqual(attachmentContent({ Хранилище_Type: 'image/jpeg', Хранилище_Base64Data: 'QUJD\r\nREVG\n' }), { ok: true, data: 'QUJDREVG' })
-  assert.deepEqual(attachmentContent({ Хранилище_Type: 'application/octet-stream', Хранилище_Base64Data: 'QUJD' }), { ok: true, data: 'QUJD' })
-  assert.deepEqual(attachmentContent({ Хранилище_Type: 'application/xml+xdto', Хранилище_Base64Data: 'PHg+' }), { ok: false, reason: 'stored value of type "application/xml+xdto" is not a file; not synced' })
-  assert.deepEqual(attachmentContent({ Хранилище_Type: 'application/octet-stream', Хранилище_Base64Data: '' }), { ok: false, reason: 'empty storage; not synced' })
+  assert.deepEqual(attachmentContent({ Хранилище_Type: 'image/jpeg', Хранилище_Base64Data: 'QUJD\r\nREVG\n' }), {
+    ok: true,
+    data: 'QUJDREVG',
+  })
+  assert.deepEqual(attachmentContent({ Хранилище_Type: 'application/octet-stream', Хранилище_Base64Data: 'QUJD' }), {
+    ok: true,
+    data: 'QUJD',
+  })
+  assert.deepEqual(attachmentContent({ Хранилище_Type: 'application/xml+xdto', Хранилище_Base64Data: 'PHg+' }), {
+    ok: false,
+    reason: 'stored value of type "application/xml+xdto" is not a file; not synced',
+  })
+  assert.deepEqual(attachmentContent({ Хранилище_Type: 'application/octet-stream', Хранилище_Base64Data: '' }), {
+    ok: false,
+    reason: 'empty storage; not synced',
+  })
 })
 
 test('§4.4 registers: Receipt/Expense, inactive rows dropped, LineNumber order, required-empty rows dropped with a warning', () => {
   const cash = plan(standard, 'AccumulationRegister_ДенежныеСредства')
-  const recorder = recorderOf(cash, { Recorder: 'A6000000-0000-4000-8000-000000000001', Recorder_Type: 'StandardODATA.Document_ПлатежноеПоручениеИсходящее' })!
+  const recorder = recorderOf(cash, {
+    Recorder: 'A6000000-0000-4000-8000-000000000001',
+    Recorder_Type: 'StandardODATA.Document_ПлатежноеПоручениеИсходящее',
+  })!
   assert.deepEqual(recorder, { ref: 'a6000000-0000-4000-8000-000000000001', set: 'Document_ПлатежноеПоручениеИсходящее' })
   const row = (LineNumber: string, RecordType: string, Active: boolean, account: string) => ({
     Period: '2026-03-05T10:00:00',
@@ -321,17 +473,47 @@ test('§4.4 registers: Receipt/Expense, inactive rows dropped, LineNumber order,
     type: 'РегистрНакопления.ДенежныеСредства',
     Регистратор: { type: 'Документ.ПлатежноеПоручениеИсходящее', ref: 'a6000000-0000-4000-8000-000000000001' },
     Движения: [
-      { Период: '2026-03-05T10:00:00', ВидДвижения: 'Расход', Организация: 'a7000000-0000-4000-8000-000000000001', БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: 'a8000000-0000-4000-8000-000000000002' }, Сумма: 1000.5, СуммаУпр: 1000.5 },
-      { Период: '2026-03-05T10:00:00', ВидДвижения: 'Приход', Организация: 'a7000000-0000-4000-8000-000000000001', БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: 'a8000000-0000-4000-8000-000000000001' }, Сумма: 1000.5, СуммаУпр: 1000.5 },
+      {
+        Период: '2026-03-05T10:00:00',
+        ВидДвижения: 'Расход',
+        Организация: 'a7000000-0000-4000-8000-000000000001',
+        БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: 'a8000000-0000-4000-8000-000000000002' },
+        Сумма: 1000.5,
+        СуммаУпр: 1000.5,
+      },
+      {
+        Период: '2026-03-05T10:00:00',
+        ВидДвижения: 'Приход',
+        Организация: 'a7000000-0000-4000-8000-000000000001',
+        БанковскийСчетКасса: { type: 'Справочник.БанковскиеСчета', ref: 'a8000000-0000-4000-8000-000000000001' },
+        Сумма: 1000.5,
+        СуммаУпр: 1000.5,
+      },
     ],
   })
-  assert.deepEqual(m.warnings, [{ ref: 'a6000000-0000-4000-8000-000000000001', attribute: 'БанковскийСчетКасса', reason: 'empty in row 4; row dropped' }])
+  assert.deepEqual(m.warnings, [
+    { ref: 'a6000000-0000-4000-8000-000000000001', attribute: 'БанковскийСчетКасса', reason: 'empty in row 4; row dropped' },
+  ])
 
   const requests = plan(standard, 'AccumulationRegister_ЗаявкиНаРасходованиеСредств')
   assert.deepEqual(requests.skipRecorderTypes, ['Document_ЗаявкаНаРасходованиеСредств'])
   const paid = mapRecordSet(requests, { ref: 'a9000000-0000-4000-8000-000000000001', set: 'Document_ПлатежноеПоручениеИсходящее' }, [
-    { Period: '2026-03-05T10:00:00', LineNumber: '1', Active: true, RecordType: 'Receipt', ЗаявкаНаРасходование_Key: 'aa000000-0000-4000-8000-000000000001', Сумма: 5 },
-    { Period: '2026-03-05T10:00:00', LineNumber: '2', Active: true, RecordType: 'Expense', ЗаявкаНаРасходование_Key: 'aa000000-0000-4000-8000-000000000001', Сумма: 7 },
+    {
+      Period: '2026-03-05T10:00:00',
+      LineNumber: '1',
+      Active: true,
+      RecordType: 'Receipt',
+      ЗаявкаНаРасходование_Key: 'aa000000-0000-4000-8000-000000000001',
+      Сумма: 5,
+    },
+    {
+      Period: '2026-03-05T10:00:00',
+      LineNumber: '2',
+      Active: true,
+      RecordType: 'Expense',
+      ЗаявкаНаРасходование_Key: 'aa000000-0000-4000-8000-000000000001',
+      Сумма: 7,
+    },
   ])
   assert.ok(paid.ok)
   assert.deepEqual(paid.object['Движения'], [{ ЗаявкаНаРасходование: 'aa000000-0000-4000-8000-000000000001', Сумма: 7 }])
@@ -341,17 +523,28 @@ test('§4.4 registers: Receipt/Expense, inactive rows dropped, LineNumber order,
 
 test('§6 report: found, renamed and not in this infobase for standard УПП; the result line', () => {
   const r = resolveMap(standard, defaultMapFile(), [])
-  assert.ok(r.lines.includes('Справочник.Номенклатура ← Catalog_Номенклатура: found 11; renamed: ЕдиницаИзмерения ← ЕдиницаХраненияОстатков; not in this infobase: ОсновнаяСпецификация'))
-  assert.ok(r.lines.includes('Документ.ЗаявкаНаРасходованиеСредств ← Document_ЗаявкаНаРасходованиеСредств: found 13; renamed: Касса ← БанковскийСчетКасса; not in this infobase: Статус, КтоИзменилСтатус, ДатаСменыСтатуса'))
+  assert.ok(
+    r.lines.includes(
+      'Справочник.Номенклатура ← Catalog_Номенклатура: found 11; renamed: ЕдиницаИзмерения ← ЕдиницаХраненияОстатков; not in this infobase: ОсновнаяСпецификация',
+    ),
+  )
+  assert.ok(
+    r.lines.includes(
+      'Документ.ЗаявкаНаРасходованиеСредств ← Document_ЗаявкаНаРасходованиеСредств: found 13; renamed: Касса ← БанковскийСчетКасса; not in this infobase: Статус, КтоИзменилСтатус, ДатаСменыСтатуса',
+    ),
+  )
   assert.equal(r.lines.at(-1), 'result: OK')
   assert.equal(r.missing, 0)
   // A customised base publishes the optional attributes: they are found, not reported.
   const c = resolveMap(custom, defaultMapFile(), [])
-  assert.ok(c.lines.includes('Справочник.Номенклатура ← Catalog_Номенклатура: found 12; renamed: ЕдиницаИзмерения ← ЕдиницаХраненияОстатков'))
+  assert.ok(
+    c.lines.includes('Справочник.Номенклатура ← Catalog_Номенклатура: found 12; renamed: ЕдиницаИзмерения ← ЕдиницаХраненияОстатков'),
+  )
 })
 
 test('§6 report: a tabular row reference is "not published" only when its target set is absent', async () => {
-  const specs = (meta: Metadata) => resolveMap(meta, defaultMapFile(), []).lines.find((l) => l.startsWith('Справочник.СпецификацииНоменклатуры ← '))!
+  const specs = (meta: Metadata) =>
+    resolveMap(meta, defaultMapFile(), []).lines.find((l) => l.startsWith('Справочник.СпецификацииНоменклатуры ← '))!
   // Row types declare no navigation property: the target sets are published, nothing is listed.
   assert.equal(specs(custom), 'Справочник.СпецификацииНоменклатуры ← Catalog_СпецификацииНоменклатуры: found 21')
   // As real 1C does: the row's navigation properties on the `<Set>_<Part>` entity type.
@@ -366,13 +559,29 @@ test('§6 report: a tabular row reference is "not published" only when its targe
 
 test('§6 report: a missing required reference and a kind mismatch do not resolve', () => {
   let meta = edited(standard, 'Document_ЗаказПоставщику', (t) => ({ ...t, properties: t.properties.filter((p) => p.name !== 'Склад_Key') }))
-  meta = edited(meta, 'Catalog_Номенклатура', (t) => ({ ...t, properties: t.properties.map((p) => (p.name === 'Артикул' ? { ...p, type: 'Edm.Double' } : p)) }))
+  meta = edited(meta, 'Catalog_Номенклатура', (t) => ({
+    ...t,
+    properties: t.properties.map((p) => (p.name === 'Артикул' ? { ...p, type: 'Edm.Double' } : p)),
+  }))
   const r = resolveMap(meta, defaultMapFile(), [])
   assert.equal(r.missing, 2)
-  assert.ok(r.missingLines.some((l) => l.startsWith('Документ.ЗаказПоставщику ← Document_ЗаказПоставщику: found ') && l.endsWith('; MISSING: Склад (no Склад_Key, no Склад + Склад_Type)')), r.missingLines.join('\n'))
-  assert.ok(r.missingLines.some((l) => l.endsWith('MISSING: Артикул (Артикул is Edm.Double, expected Edm.String)')), r.missingLines.join('\n'))
+  assert.ok(
+    r.missingLines.some(
+      (l) =>
+        l.startsWith('Документ.ЗаказПоставщику ← Document_ЗаказПоставщику: found ') &&
+        l.endsWith('; MISSING: Склад (no Склад_Key, no Склад + Склад_Type)'),
+    ),
+    r.missingLines.join('\n'),
+  )
+  assert.ok(
+    r.missingLines.some((l) => l.endsWith('MISSING: Артикул (Артикул is Edm.Double, expected Edm.String)')),
+    r.missingLines.join('\n'),
+  )
   assert.equal(r.lines.at(-1), 'result: 2 missing-required — the map does not resolve')
-  assert.equal(r.plans.some((p) => p.entitySet === 'Document_ЗаказПоставщику'), false)
+  assert.equal(
+    r.plans.some((p) => p.entitySet === 'Document_ЗаказПоставщику'),
+    false,
+  )
 })
 
 test('§5: the complete example parses; the map renames, converts, trims, nulls and stops syncing types', () => {
@@ -381,20 +590,41 @@ test('§5: the complete example parses; the map renames, converts, trims, nulls 
       options: { concurrency: 2, registerRescanDays: 60 },
       types: {
         'Документ.ЗаявкаНаРасходованиеСредств': {
-          attributes: { Статус: { from: 'СтатусЗаявки', enum: { НаСогласовании: 'На согласовании', Утверждена: 'Утверждена' } }, КтоИзменилСтатус: 'АвторСтатуса', ДатаСменыСтатуса: null },
+          attributes: {
+            Статус: { from: 'СтатусЗаявки', enum: { НаСогласовании: 'На согласовании', Утверждена: 'Утверждена' } },
+            КтоИзменилСтатус: 'АвторСтатуса',
+            ДатаСменыСтатуса: null,
+          },
         },
         'Справочник.СпецификацииНоменклатуры': {
-          tabularParts: { Материалы: { from: 'ИсходныеКомплектующие', attributes: { Номенклатура: { from: 'Номенклатура', keepTypes: ['Catalog_Номенклатура'] }, Цена: null, Сумма: null } }, ЭтапыПоставки: null },
+          tabularParts: {
+            Материалы: {
+              from: 'ИсходныеКомплектующие',
+              attributes: { Номенклатура: { from: 'Номенклатура', keepTypes: ['Catalog_Номенклатура'] }, Цена: null, Сумма: null },
+            },
+            ЭтапыПоставки: null,
+          },
         },
-        'Справочник.Номенклатура': { attributes: { ОсновнаяСпецификация: { sliceLast: 'InformationRegister_ОсновныеСпецификацииНоменклатуры' } } },
+        'Справочник.Номенклатура': {
+          attributes: { ОсновнаяСпецификация: { sliceLast: 'InformationRegister_ОсновныеСпецификацииНоменклатуры' } },
+        },
         'Справочник.БанковскиеСчета': { attributes: { ВидСчета: { from: 'ВидСчета', trim: true } } },
         'Справочник.Кассы': { attributes: { Закрыт: 'Закрыта' } },
-        'РегистрНакопления.ЗаявкиНаРасходованиеСредств': { skipRecorderTypes: ['Document_ЗаявкаНаРасходованиеСредств', 'Document_ЗакрытиеЗаявокНаРасходованиеСредств'] },
+        'РегистрНакопления.ЗаявкиНаРасходованиеСредств': {
+          skipRecorderTypes: ['Document_ЗаявкаНаРасходованиеСредств', 'Document_ЗакрытиеЗаявокНаРасходованиеСредств'],
+        },
         'Документ.ПлатежноеПоручениеИсходящее': {},
       },
     }),
   )
-  assert.deepEqual(map.options, { concurrency: 2, maxDeletePercent: 2, registerRescanDays: 60, readTimeoutSeconds: 300, recentMonths: 3, fullScanHours: 24 })
+  assert.deepEqual(map.options, {
+    concurrency: 2,
+    maxDeletePercent: 2,
+    registerRescanDays: 60,
+    readTimeoutSeconds: 300,
+    recentMonths: 3,
+    fullScanHours: 24,
+  })
   assert.deepEqual(
     { ...parseMapFile(JSON.stringify({ options: { recentMonths: 1, fullScanHours: 0 } })).options },
     { concurrency: 1, maxDeletePercent: 2, registerRescanDays: 45, readTimeoutSeconds: 300, recentMonths: 1, fullScanHours: 0 },
@@ -406,7 +636,14 @@ test('§5: the complete example parses; the map renames, converts, trims, nulls 
   const p = plan(meta, 'Document_ЗаявкаНаРасходованиеСредств', map)
   const m = mapEntity(
     p,
-    { Ref_Key: 'ac000000-0000-4000-8000-000000000001', СтатусЗаявки: 'НаСогласовании', АвторСтатуса_Key: 'AD000000-0000-4000-8000-000000000001', Получатель_Type: 'StandardODATA.Undefined', БанковскийСчетКасса_Type: 'StandardODATA.Undefined', ДокументОснование_Type: 'StandardODATA.Undefined' },
+    {
+      Ref_Key: 'ac000000-0000-4000-8000-000000000001',
+      СтатусЗаявки: 'НаСогласовании',
+      АвторСтатуса_Key: 'AD000000-0000-4000-8000-000000000001',
+      Получатель_Type: 'StandardODATA.Undefined',
+      БанковскийСчетКасса_Type: 'StandardODATA.Undefined',
+      ДокументОснование_Type: 'StandardODATA.Undefined',
+    },
     ctx,
   )
   assert.ok(m.ok)
@@ -415,8 +652,15 @@ test('§5: the complete example parses; the map renames, converts, trims, nulls 
   assert.equal('ДатаСменыСтатуса' in m.object, false)
   const r = resolveMap(meta, parseMapFile('{"types": {"Справочник.Кассы": null}}'), [])
   assert.ok(r.lines.includes('Справочник.Кассы: not synced (map)'))
-  assert.equal(r.plans.some((x) => x.entitySet === 'Catalog_Кассы'), false)
-  const trimmed = mapEntity(plan(standard, 'Catalog_БанковскиеСчета', map), { Ref_Key: 'ae000000-0000-4000-8000-000000000001', ВидСчета: '  Расчетный  ' }, ctx)
+  assert.equal(
+    r.plans.some((x) => x.entitySet === 'Catalog_Кассы'),
+    false,
+  )
+  const trimmed = mapEntity(
+    plan(standard, 'Catalog_БанковскиеСчета', map),
+    { Ref_Key: 'ae000000-0000-4000-8000-000000000001', ВидСчета: '  Расчетный  ' },
+    ctx,
+  )
   assert.ok(trimmed.ok)
   assert.equal(trimmed.object['ВидСчета'], 'Расчетный')
 })
@@ -430,13 +674,32 @@ test('§5: errors name the JSON path', () => {
     [{ options: { fullScanHours: -1 } }, 'options.fullScanHours: expected a number from 0'],
     [{ types: { 'Справочник.Склад': null } }, 'types.Справочник.Склад: unknown docgate type'],
     [{ types: { 'Справочник.Кассы': { attributes: { Закрыта: 'x' } } } }, 'types.Справочник.Кассы.attributes.Закрыта: unknown member'],
-    [{ types: { 'Справочник.Кассы': { attributes: { Закрыт: { form: 'x' } } } } }, 'types.Справочник.Кассы.attributes.Закрыт: unknown form'],
-    [{ types: { 'Справочник.Кассы': { attributes: { Закрыт: { from: 'X', keepTypes: 'Catalog_X' } } } } }, 'types.Справочник.Кассы.attributes.Закрыт.keepTypes: expected an array of strings'],
-    [{ types: { 'Справочник.Кассы': { attributes: { Владелец: { sliceLast: 'R' } } } } }, 'types.Справочник.Кассы.attributes.Владелец: sliceLast is only for ОсновнаяСпецификация of Справочник.Номенклатура'],
-    [{ types: { 'РегистрНакопления.ДенежныеСредства': { recordTypes: ['Expence'] } } }, 'types.РегистрНакопления.ДенежныеСредства.recordTypes: expected ["Expense"], ["Receipt"] or both'],
-    [{ types: { 'Документ.ЗаказПокупателя': { tabularParts: { Услуги: null } } } }, 'types.Документ.ЗаказПокупателя.tabularParts.Услуги: unknown member'],
+    [
+      { types: { 'Справочник.Кассы': { attributes: { Закрыт: { form: 'x' } } } } },
+      'types.Справочник.Кассы.attributes.Закрыт: unknown form',
+    ],
+    [
+      { types: { 'Справочник.Кассы': { attributes: { Закрыт: { from: 'X', keepTypes: 'Catalog_X' } } } } },
+      'types.Справочник.Кассы.attributes.Закрыт.keepTypes: expected an array of strings',
+    ],
+    [
+      { types: { 'Справочник.Кассы': { attributes: { Владелец: { sliceLast: 'R' } } } } },
+      'types.Справочник.Кассы.attributes.Владелец: sliceLast is only for ОсновнаяСпецификация of Справочник.Номенклатура',
+    ],
+    [
+      { types: { 'РегистрНакопления.ДенежныеСредства': { recordTypes: ['Expence'] } } },
+      'types.РегистрНакопления.ДенежныеСредства.recordTypes: expected ["Expense"], ["Receipt"] or both',
+    ],
+    [
+      { types: { 'Документ.ЗаказПокупателя': { tabularParts: { Услуги: null } } } },
+      'types.Документ.ЗаказПокупателя.tabularParts.Услуги: unknown member',
+    ],
   ]
   for (const [json, message] of cases) {
-    assert.throws(() => parseMapFile(JSON.stringify(json)), (err: Error) => err instanceof MapFileError && err.message === message, message)
+    assert.throws(
+      () => parseMapFile(JSON.stringify(json)),
+      (err: Error) => err instanceof MapFileError && err.message === message,
+      message,
+    )
   }
 })

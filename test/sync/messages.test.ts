@@ -51,8 +51,14 @@ describe('sync failure messages', () => {
 
   test('a 401 with no user or no password given says so', async () => {
     const none = await runSync(store.writer, { source: fake.url, check: true })
-    assert.deepEqual([none.code, none.err], [1, ['source refused the credentials (HTTP 401): no user was given (--user or DOCGATE_SOURCE_USER)']])
+    assert.deepEqual(
+      [none.code, none.err],
+      [1, ['source refused the credentials (HTTP 401): no user was given (--user or DOCGATE_SOURCE_USER)']],
+    )
     const empty = await runSync(store.writer, { source: fake.url, user: 'Иван', check: true })
-    assert.deepEqual([empty.code, empty.err], [1, ['source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)']])
+    assert.deepEqual(
+      [empty.code, empty.err],
+      [1, ['source refused the credentials (HTTP 401): no password was given (--password-stdin or DOCGATE_SOURCE_PASSWORD)']],
+    )
   })
 })

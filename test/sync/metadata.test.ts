@@ -53,11 +53,18 @@ test('entity sets, keys in order, properties, navigation targets and row types',
   const file = join(tempDir(), 'm.xml')
   writeFileSync(file, EDMX)
   const meta = await parseMetadataFile(file)
-  assert.deepEqual(Object.keys(meta.entitySets).sort(), ['AccumulationRegister_ДенежныеСредства_RecordType', 'Catalog_Контрагенты', 'Document_ЗаказПокупателя'])
+  assert.deepEqual(Object.keys(meta.entitySets).sort(), [
+    'AccumulationRegister_ДенежныеСредства_RecordType',
+    'Catalog_Контрагенты',
+    'Document_ЗаказПокупателя',
+  ])
   const order = meta.entitySets['Document_ЗаказПокупателя']!
   assert.deepEqual(order.keys, ['Ref_Key'])
   assert.deepEqual(order.navigation, { Контрагент: 'Catalog_Контрагенты' })
-  assert.deepEqual(order.properties.map((p) => p.name), ['Ref_Key', 'DataVersion', 'Контрагент_Key', 'СкладГруппа', 'СкладГруппа_Type', 'Товары'])
+  assert.deepEqual(
+    order.properties.map((p) => p.name),
+    ['Ref_Key', 'DataVersion', 'Контрагент_Key', 'СкладГруппа', 'СкладГруппа_Type', 'Товары'],
+  )
   assert.deepEqual(meta.entitySets['AccumulationRegister_ДенежныеСредства_RecordType']!.keys, ['Recorder', 'Recorder_Type', 'LineNumber'])
   const rows = rowTypeOf(meta, order.properties[5]!)
   assert.deepEqual(rows?.properties, [
@@ -71,5 +78,8 @@ test('a document that is not EDMX, or not XML, is refused with one line', async 
   writeFileSync(join(dir, 'a.xml'), '<html><body>login</body></html>')
   writeFileSync(join(dir, 'b.xml'), '{"odata.metadata": 1}')
   await assert.rejects(parseMetadataFile(join(dir, 'a.xml')), /^Error: \$metadata unreadable: not an EDMX document$/)
-  await assert.rejects(parseMetadataFile(join(dir, 'b.xml')), (err: Error) => err.message.startsWith('$metadata unreadable: ') && !err.message.includes('\n'))
+  await assert.rejects(
+    parseMetadataFile(join(dir, 'b.xml')),
+    (err: Error) => err.message.startsWith('$metadata unreadable: ') && !err.message.includes('\n'),
+  )
 })

@@ -21,12 +21,17 @@ for (const backend of BACKENDS) {
     // TODAY is 2026-11-24: 45 days back is 2026-10-10.
     const recent = cashSets.find((s) => dateOf.get(recorderOf(s))! >= '2026-10-11')!
     const old = cashSets.find((s) => dateOf.get(recorderOf(s))! < '2026-09-01')!
-    const withAmount = (set: Obj, amount: number): Obj => ({ ...set, Движения: (set['Движения'] as Obj[]).map((m) => ({ ...m, Сумма: amount })) })
+    const withAmount = (set: Obj, amount: number): Obj => ({
+      ...set,
+      Движения: (set['Движения'] as Obj[]).map((m) => ({ ...m, Сумма: amount })),
+    })
     let fake: Fake1C
     let store: TestStore
 
     const amounts = async (set: Obj): Promise<number[]> =>
-      (await store.writer.all<{ amount: number }>('SELECT amount FROM reg_cash WHERE recorder = ? ORDER BY line', [recorderOf(set)])).map((r) => Number(r.amount))
+      (await store.writer.all<{ amount: number }>('SELECT amount FROM reg_cash WHERE recorder = ? ORDER BY line', [recorderOf(set)])).map(
+        (r) => Number(r.amount),
+      )
     const once = async () => {
       const run = await runSync(store.writer, { source: fake.url, once: true })
       assert.equal(run.code, 0, run.err.join('\n'))

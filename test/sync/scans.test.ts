@@ -45,7 +45,9 @@ for (const backend of BACKENDS) {
     let store: TestStore
 
     const amount = async (o: Obj) =>
-      (await store.writer.all<{ amount: number }>('SELECT amount FROM doc_customer_orders WHERE ref = ?', [o.ref as string])).map((r) => Number(r.amount))
+      (await store.writer.all<{ amount: number }>('SELECT amount FROM doc_customer_orders WHERE ref = ?', [o.ref as string])).map((r) =>
+        Number(r.amount),
+      )
     /** The months of the version pages of the set requested since request `from`. */
     const windowsRead = (from: number): string[] =>
       fake.requests
@@ -95,12 +97,18 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await amount(old[0]!), [222.22])
       assert.deepEqual(await amount(recent[1]!), [])
       assert.match(setLine(due), /written 1, deleted 1,/)
-      assert.ok(windowsRead(from).some((m) => m < '2026-08'), 'older windows scanned')
+      assert.ok(
+        windowsRead(from).some((m) => m < '2026-08'),
+        'older windows scanned',
+      )
       // Catalogues have no windows: every scan of theirs is full.
       const status = await runAt(store.writer, fake.url, hours(24.5), { status: true, once: undefined })
       assert.equal(status.code, 0, status.err.join('\n'))
       const line = status.out.find((l) => l.startsWith(`${SET} `))!
-      assert.match(line, new RegExp(`^${SET} {2,}${localTime(hours(24).toISOString())} {3}${localTime(hours(24).toISOString())} {2,}\\d+ {2}—$`))
+      assert.match(
+        line,
+        new RegExp(`^${SET} {2,}${localTime(hours(24).toISOString())} {3}${localTime(hours(24).toISOString())} {2,}\\d+ {2}—$`),
+      )
     })
 
     test('--scan-all makes the next cycle full at once; --status shows when each set last had a full scan', async () => {
@@ -119,7 +127,10 @@ for (const backend of BACKENDS) {
       // The document set: last complete scan and last full scan both from the --scan-all cycle.
       assert.match(line(SET), new RegExp(`^${SET} {2,}${at(26)} {3}${at(26)} {2,}\\d+ {2}—$`))
       // A register's full scan is its first load; its rescans are complete scans.
-      assert.match(line('AccumulationRegister_ДенежныеСредства'), new RegExp(`^AccumulationRegister_ДенежныеСредства {2,}${at(26)} {3}${at(0)} {2,}\\d+ {2}—$`))
+      assert.match(
+        line('AccumulationRegister_ДенежныеСредства'),
+        new RegExp(`^AccumulationRegister_ДенежныеСредства {2,}${at(26)} {3}${at(0)} {2,}\\d+ {2}—$`),
+      )
       // Columns are separated by at least two spaces, as §2 shows them.
       const catalog = line('Catalog_Номенклатура')
       assert.match(catalog, new RegExp(`^Catalog_Номенклатура {2,}${at(26)} {3}${at(26)} {2,}\\d+ {2}—$`))

@@ -82,12 +82,15 @@ export function expectedFromSource(objects: readonly Obj[]): Obj[] {
   return out
 }
 
-const round = (v: unknown): unknown => (typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1e6) / 1e6 : Buffer.isBuffer(v) ? v.toString('base64') : v)
+const round = (v: unknown): unknown =>
+  typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1e6) / 1e6 : Buffer.isBuffer(v) ? v.toString('base64') : v
 
 /** Every table the API reads (model, read models, derived), rows in key order. */
 export async function dump(sql: SqlPort): Promise<Record<string, unknown[]>> {
   const tables = [
-    ...modelTables().filter((t) => t.name !== 'users' && t.name !== 'meta').map((t) => ({ name: t.name, key: t.primaryKey })),
+    ...modelTables()
+      .filter((t) => t.name !== 'users' && t.name !== 'meta')
+      .map((t) => ({ name: t.name, key: t.primaryKey })),
     ...READ_MODELS.map((m) => ({ name: m.table, key: m.rowKey ? ['ref', m.rowKey] : ['ref'] })),
     ...VIEWS.derived.flatMap((d) => d.tables.map((t) => ({ name: t.name, key: t.primaryKey }))),
   ]
@@ -119,7 +122,12 @@ export async function answers(sql: SqlPort): Promise<string[]> {
   await putUser(sql, 'reader', await hashPassword('пароль', { logN: 10 }), ['*'])
   const users = new UserSnapshot(sql)
   await users.start()
-  const app = await createApp({ sql, auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }), logger: false, now: () => new Date('2026-11-24T12:00:00') })
+  const app = await createApp({
+    sql,
+    auth: new Authenticator({ users, dummyHash: await hashPassword('x', { logN: 10 }) }),
+    logger: false,
+    now: () => new Date('2026-11-24T12:00:00'),
+  })
   await app.ready()
   const auth = { authorization: `Basic ${Buffer.from('reader:пароль', 'utf8').toString('base64')}` }
   try {

@@ -22,7 +22,13 @@ type Recorded = Record<string, { version: number; digest: string }>
 
 const digest = (rows: readonly Record<string, unknown>[]): string =>
   createHash('sha256')
-    .update(JSON.stringify(rows, (_k, v: unknown) => (v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer' ? Buffer.from((v as { data: number[] }).data).toString('base64') : v)))
+    .update(
+      JSON.stringify(rows, (_k, v: unknown) =>
+        v && typeof v === 'object' && (v as { type?: string }).type === 'Buffer'
+          ? Buffer.from((v as { data: number[] }).data).toString('base64')
+          : v,
+      ),
+    )
     .digest('hex')
     .slice(0, 16)
 
@@ -37,7 +43,8 @@ async function current(sql: SqlPort): Promise<Recorded> {
     const parts = await Promise.all(d.tables.map((t) => tableDigest(sql, t.name, t.primaryKey)))
     out[d.name] = { version: d.version, digest: digest(parts.map((p) => ({ p }))) }
   }
-  for (const a of VIEWS.answers) out[`ready:${a.name}`] = { version: a.version, digest: digest([{ bytes: (await a.build(sql)).toString('base64') }]) }
+  for (const a of VIEWS.answers)
+    out[`ready:${a.name}`] = { version: a.version, digest: digest([{ bytes: (await a.build(sql)).toString('base64') }]) }
   return out
 }
 
@@ -52,10 +59,18 @@ test('every view prints what its version was recorded with on the demo data', as
       const was = recorded[name]
       assert.ok(was, `${name} is not recorded: run UPDATE_VIEW_VERSIONS=1 and commit test/fixtures/view-versions.json`)
       if (was.digest !== d) {
-        assert.notEqual(version, was.version, `${name} prints differently at the same version ${version}: bump its version (stores would keep the old output)`)
+        assert.notEqual(
+          version,
+          was.version,
+          `${name} prints differently at the same version ${version}: bump its version (stores would keep the old output)`,
+        )
         assert.fail(`${name} is at version ${version}: record its new output with UPDATE_VIEW_VERSIONS=1`)
       }
-      assert.equal(version, was.version, `${name}: version ${version} prints what version ${was.version} printed: keep ${was.version} (a bump rebuilds every store)`)
+      assert.equal(
+        version,
+        was.version,
+        `${name}: version ${version} prints what version ${was.version} printed: keep ${was.version} (a bump rebuilds every store)`,
+      )
     }
     assert.deepEqual(Object.keys(recorded).sort(), Object.keys(now).sort(), 'a view in the fixture no longer exists: record again')
   } finally {

@@ -83,7 +83,10 @@ export interface ClientOptions {
 }
 
 type Answer = { data?: unknown; error?: unknown; response: Response }
-type LooseGet = (path: string, init: { params: { query: Record<string, unknown> }; parseAs?: 'stream'; signal?: AbortSignal }) => Promise<Answer>
+type LooseGet = (
+  path: string,
+  init: { params: { query: Record<string, unknown> }; parseAs?: 'stream'; signal?: AbortSignal },
+) => Promise<Answer>
 
 function query(params: Record<string, unknown> | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = { ...params }
@@ -93,7 +96,10 @@ function query(params: Record<string, unknown> | undefined): Record<string, unkn
 }
 
 function failure({ error, response }: Answer): DocgateError {
-  const detail = typeof error === 'object' && error !== null && typeof (error as { error?: unknown }).error === 'string' ? (error as { error: string }).error : String(error ?? '')
+  const detail =
+    typeof error === 'object' && error !== null && typeof (error as { error?: unknown }).error === 'string'
+      ? (error as { error: string }).error
+      : String(error ?? '')
   const retry = Number(response.headers.get('retry-after') ?? NaN)
   return new DocgateError(response.status, detail, Number.isFinite(retry) ? retry : undefined)
 }

@@ -86,11 +86,13 @@ export class EnvelopeScanner {
 
   /** The `errors` of a complete envelope; throws if the text ended early or is no envelope. */
   end(): string[] {
-    if (this.mode === 'data' || this.depth !== 0 || this.inString) throw new SyntaxError('The answer ended before its envelope was complete')
+    if (this.mode === 'data' || this.depth !== 0 || this.inString)
+      throw new SyntaxError('The answer ended before its envelope was complete')
     if (this.mode === 'before') throw new SyntaxError('The answer has no data array')
     const envelope = JSON.parse(this.outside) as { data?: unknown; errors?: unknown }
     const errors = envelope.errors
-    if (!Array.isArray(errors) || !errors.every((e) => typeof e === 'string')) throw new SyntaxError('The answer has no errors array of strings')
+    if (!Array.isArray(errors) || !errors.every((e) => typeof e === 'string'))
+      throw new SyntaxError('The answer has no errors array of strings')
     return errors
   }
 }

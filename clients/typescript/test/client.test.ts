@@ -79,7 +79,8 @@ for (const backend of BACKENDS) {
   describe(`${backend}: the typed client against a live docgate`, () => {
     let server: LiveServer
     let client: DocgateClient
-    const clientOf = (user: { name: string; password: string }) => createDocgateClient({ baseUrl: server.baseUrl, user: user.name, password: user.password })
+    const clientOf = (user: { name: string; password: string }) =>
+      createDocgateClient({ baseUrl: server.baseUrl, user: user.name, password: user.password })
     before(async () => {
       server = await startLive(backend, [...documentsFixture, SCAN], [READER, IVAN, STOREKEEPER])
       client = clientOf(READER)
@@ -125,7 +126,10 @@ for (const backend of BACKENDS) {
         data.map((d) => d.Номер),
         ['ПТ-0001'],
       )
-      assert.deepEqual(await client.warehouses({ name: 'склад №2' }), { data: [{ Код: 'скл-2', Наименование: 'Склад №2', ЭтоГруппа: false }], errors: [] })
+      assert.deepEqual(await client.warehouses({ name: 'склад №2' }), {
+        data: [{ Код: 'скл-2', Наименование: 'Склад №2', ЭтоГруппа: false }],
+        errors: [],
+      })
     })
 
     it('payments.stream({ full: true }) yields the full documents one by one, then knows the errors', async () => {

@@ -16,7 +16,10 @@ describe('the generated schema', () => {
     const paths = Object.keys(openApiDocument().paths as object)
     const services = paths.flatMap((p) => /^\/main\/hs\/([^/]+)\/get$/.exec(p)?.slice(1) ?? [])
     assert.deepEqual([...SERVICES].sort(), services.sort())
-    assert.deepEqual(paths.filter((p) => !/\/get$/.test(p)), ['/main/hs/health'])
+    assert.deepEqual(
+      paths.filter((p) => !/\/get$/.test(p)),
+      ['/main/hs/health'],
+    )
   })
 })
 

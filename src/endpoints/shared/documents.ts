@@ -82,10 +82,12 @@ export function presentations(...columns: string[]): { readonly select: string; 
 }
 
 /** 1 when the (composite) reference column `column` of `s` names a stored object, else 0. */
-export const resolves = (column: string, as: string): string => `(SELECT COUNT(*) FROM objects r_${column} WHERE r_${column}.ref = s.${column}) AS ${as}`
+export const resolves = (column: string, as: string): string =>
+  `(SELECT COUNT(*) FROM objects r_${column} WHERE r_${column}.ref = s.${column}) AS ${as}`
 
 /** The attachments of `s` (ХранилищеДополнительнойИнформации whose Объект is it), those marked for deletion left out. */
 export const attachmentCount = '(SELECT COUNT(*) FROM cat_attachments a WHERE a.object = s.ref AND a.deletion_mark = 0) AS attachments'
 
 /** The short form stored in the read model, as an object to extend into the full form. */
-export const shortForm = (row: Row): Record<string, unknown> => JSON.parse((row.short as Buffer).toString('utf8')) as Record<string, unknown>
+export const shortForm = (row: Row): Record<string, unknown> =>
+  JSON.parse((row.short as Buffer).toString('utf8')) as Record<string, unknown>

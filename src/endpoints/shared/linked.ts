@@ -4,7 +4,6 @@
 // that document's own read.
 import { documentKind, numberDate } from '../../values/printed.js'
 import { dmy } from '../../values/dates.js'
-import { chunkTable } from '../../store/blobs.js'
 import type { SqlPort } from '../../store/sql.js'
 import { content } from '../../views/attachments.js'
 import type { Base64Blob } from '../../views/json-stream.js'
@@ -19,7 +18,7 @@ export interface LinkedDocument {
 }
 
 /** An empty or dangling reference: every field an empty string (its summary is {Есть: false}). */
-export const NO_DOCUMENT: LinkedDocument = { Тип: '', Номер: '', Дата: '', НомерДата: '' }
+const NO_DOCUMENT: LinkedDocument = { Тип: '', Номер: '', Дата: '', НомерДата: '' }
 
 function linked(type: string, number: string | null, date: string | null): LinkedDocument {
   // A payment document that is not stored still has its type (it is the register's key);
@@ -84,10 +83,7 @@ function attachments(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<A
 }
 
 /** Вложения with `full=true` (payments, receipts): `[{ ИмяФайла, Данные (Base64) }]`; the contents are read only when serialized. */
-export async function attachmentFiles(
-  sql: SqlPort,
-  owners: readonly string[],
-): Promise<ByOwner<{ ИмяФайла: string; Данные: Base64Blob }>> {
+export async function attachmentFiles(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<{ ИмяФайла: string; Данные: Base64Blob }>> {
   const rows = await attachments(sql, owners)
   return (owner) => rows(owner).map((a) => ({ ИмяФайла: a.file_name, Данные: content(sql, a.ref, Number(a.size ?? 0)) }))
 }

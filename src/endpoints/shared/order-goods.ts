@@ -73,7 +73,13 @@ function goodsRow(r: StoredRow): GoodsRow {
 const COSTS = ['cost_works', 'cost_transport', 'cost_overhead', 'cost_equipment', 'cost_connections', 'cost_design'] as const
 
 type Head = { readonly owner: string; readonly name: string } & Record<(typeof COSTS)[number], number>
-type Material = { readonly owner: string; readonly quantity: number; readonly price: number; readonly amount: number; readonly main_spec: string }
+type Material = {
+  readonly owner: string
+  readonly quantity: number
+  readonly price: number
+  readonly amount: number
+  readonly main_spec: string
+}
 
 const HEADS = (list: string) => `SELECT ref AS owner, name, ${COSTS.join(', ')} FROM cat_specifications WHERE ref IN (${list})`
 const MATERIALS = (list: string) =>

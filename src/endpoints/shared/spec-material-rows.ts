@@ -91,8 +91,14 @@ export const specMaterialRows: ReadModel = {
     }
   },
   traces: [
-    { types: [NOMENCLATURE], sql: 'SELECT owner AS ref FROM cat_specifications_materials WHERE nomenclature IN (SELECT ref FROM _touched)' },
-    { types: ['Справочник.ЕдиницыИзмерения'], sql: 'SELECT owner AS ref FROM cat_specifications_materials WHERE unit IN (SELECT ref FROM _touched)' },
+    {
+      types: [NOMENCLATURE],
+      sql: 'SELECT owner AS ref FROM cat_specifications_materials WHERE nomenclature IN (SELECT ref FROM _touched)',
+    },
+    {
+      types: ['Справочник.ЕдиницыИзмерения'],
+      sql: 'SELECT owner AS ref FROM cat_specifications_materials WHERE unit IN (SELECT ref FROM _touched)',
+    },
     {
       types: ['Справочник.НоменклатурныеГруппы'],
       sql:

@@ -81,7 +81,11 @@ const rowsHolding = (d: Dialect, needle: string): { text: string; params: SqlVal
 /** Some ready row of the specification holds `needle` (materialNeedle): its rows as the index names them. */
 export function holdsMaterial(d: Dialect, needle: string): Condition {
   const rows = rowsHolding(d, needle)
-  return { kind: 'sql', text: `api_specifications.ref IN (SELECT r.ref FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text})`, params: rows.params }
+  return {
+    kind: 'sql',
+    text: `api_specifications.ref IN (SELECT r.ref FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text})`,
+    params: rows.params,
+  }
 }
 
 /** The specifications (refs, in order) that have a materials row whose code or name holds `material`, as the index names them. */
@@ -89,7 +93,10 @@ export async function specsWithMaterial(sql: SqlPort, material: string): Promise
   const needle = materialNeedle(material)
   if (needle === undefined) throw new RangeError(`"${material}" is not looked up through the index`)
   const rows = rowsHolding(sql.dialect, needle)
-  const found = await sql.all<{ ref: string }>(`SELECT DISTINCT r.ref FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref`, rows.params)
+  const found = await sql.all<{ ref: string }>(
+    `SELECT DISTINCT r.ref FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref`,
+    rows.params,
+  )
   return found.map((r) => r.ref)
 }
 
@@ -246,5 +253,12 @@ export function joinedForm(short: Buffer, joined: JoinedMaterials | undefined): 
   let total = 0
   const parts = joined?.parts ? joined.parts.toString('utf8') : ''
   if (parts !== '') for (const p of parts.split(',')) total += Number(p)
-  return Buffer.concat([short.subarray(0, cut), OPEN, joined?.list ?? Buffer.alloc(0), TOTAL_KEY, Buffer.from(JSON.stringify(round2(total))), CLOSE])
+  return Buffer.concat([
+    short.subarray(0, cut),
+    OPEN,
+    joined?.list ?? Buffer.alloc(0),
+    TOTAL_KEY,
+    Buffer.from(JSON.stringify(round2(total))),
+    CLOSE,
+  ])
 }

@@ -29,7 +29,15 @@ const END = Buffer.from(']')
 const COMMA = Buffer.from(',')
 
 const bySortKey = (a: Node, b: Node): number =>
-  a.group.sortKey < b.group.sortKey ? -1 : a.group.sortKey > b.group.sortKey ? 1 : a.group.ref < b.group.ref ? -1 : a.group.ref > b.group.ref ? 1 : 0
+  a.group.sortKey < b.group.sortKey
+    ? -1
+    : a.group.sortKey > b.group.sortKey
+      ? 1
+      : a.group.ref < b.group.ref
+        ? -1
+        : a.group.ref > b.group.ref
+          ? 1
+          : 0
 
 /**
  * Siblings: groups first, by name, then elements in the order given. A node whose parent

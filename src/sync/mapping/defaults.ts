@@ -61,7 +61,9 @@ export const TYPE_DEFAULTS: Readonly<Record<string, TypeDefault>> = {
   },
   'Справочник.ХранилищеДополнительнойИнформации': {
     attributes: {
-      Объект: from('Объект', { keepTypes: ['Document_ЗаявкаНаРасходованиеСредств', 'Document_ПоступлениеТоваровУслуг', 'Document_ЗаказПоставщику'] }),
+      Объект: from('Объект', {
+        keepTypes: ['Document_ЗаявкаНаРасходованиеСредств', 'Document_ПоступлениеТоваровУслуг', 'Document_ЗаказПоставщику'],
+      }),
       Данные: from('Хранилище'),
     },
   },

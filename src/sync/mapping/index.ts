@@ -4,12 +4,12 @@ import type { CompiledAttr, SetPlan } from './resolve.js'
 import { MapError, guid, pairSet } from './values.js'
 import type { ReadContext } from './values.js'
 
-export { DEFAULT_OPTIONS, MapFileError, defaultMapFile, parseMapFile } from './mapfile.js'
+export { MapFileError, defaultMapFile, parseMapFile } from './mapfile.js'
 export type { MapFile, SyncOptions } from './mapfile.js'
 export { resolveMap } from './resolve.js'
-export type { Resolution, SetKind, SetPlan } from './resolve.js'
+export type { Resolution, SetPlan } from './resolve.js'
 
-export interface Warning {
+interface Warning {
   readonly ref: string
   readonly attribute: string
   readonly reason: string
@@ -42,7 +42,13 @@ const byLine = (rows: readonly Record<string, unknown>[]) =>
     .sort((a, b) => a.n - b.n || a.i - b.i)
     .map((x) => x.row)
 
-function readAll(attrs: readonly CompiledAttr[], entity: Record<string, unknown>, out: Record<string, unknown>, ctx: ReadContext, prefix: string): void {
+function readAll(
+  attrs: readonly CompiledAttr[],
+  entity: Record<string, unknown>,
+  out: Record<string, unknown>,
+  ctx: ReadContext,
+  prefix: string,
+): void {
   for (const a of attrs) {
     try {
       out[a.name] = a.read(entity, ctx)
@@ -152,7 +158,9 @@ export function mapRecordSet(plan: SetPlan, recorder: RecorderRef, rows: readonl
       if (plan.recordTypes && !plan.recordTypes.includes(String(row.RecordType))) continue
       const out: Record<string, unknown> = {}
       readAll(plan.attrs, row, out, ctx, '')
-      const empty = plan.attrs.find((a) => a.requiredInRow && (out[a.name] === '' || out[a.name] === null || out[a.name] === '0001-01-01T00:00:00'))
+      const empty = plan.attrs.find(
+        (a) => a.requiredInRow && (out[a.name] === '' || out[a.name] === null || out[a.name] === '0001-01-01T00:00:00'),
+      )
       if (empty) {
         warnings.push({ ref: recorder.ref, attribute: empty.name, reason: `empty in row ${String(row.LineNumber ?? '?')}; row dropped` })
         continue

@@ -16,13 +16,18 @@ export interface SyncOptions {
 
 /** Where a docgate attribute's value comes from. */
 export type SourceForm =
-  | { readonly from: string; readonly keepTypes?: readonly string[]; readonly enum?: Readonly<Record<string, string>>; readonly trim?: boolean }
+  | {
+      readonly from: string
+      readonly keepTypes?: readonly string[]
+      readonly enum?: Readonly<Record<string, string>>
+      readonly trim?: boolean
+    }
   | { readonly none: true }
   | { readonly value: unknown }
   | { readonly closedFromDate: string }
   | { readonly sliceLast: string }
 
-export interface PartOverride {
+interface PartOverride {
   readonly from: string
   readonly attributes: Readonly<Record<string, SourceForm>>
 }
@@ -44,7 +49,14 @@ export interface MapFile {
 
 export class MapFileError extends Error {}
 
-export const DEFAULT_OPTIONS: SyncOptions = { concurrency: 1, maxDeletePercent: 2, registerRescanDays: 45, readTimeoutSeconds: 300, recentMonths: 3, fullScanHours: 24 }
+const DEFAULT_OPTIONS: SyncOptions = {
+  concurrency: 1,
+  maxDeletePercent: 2,
+  registerRescanDays: 45,
+  readTimeoutSeconds: 300,
+  recentMonths: 3,
+  fullScanHours: 24,
+}
 
 export const defaultMapFile = (): MapFile => ({ options: DEFAULT_OPTIONS, types: {} })
 
@@ -90,7 +102,8 @@ function sourceForm(v: unknown, path: string, allowSliceLast: boolean): SourceFo
     const form: { from: string; keepTypes?: string[]; enum?: Record<string, string>; trim?: boolean } = { from: o.from as string }
     if (o.keepTypes !== undefined) form.keepTypes = strings(o.keepTypes, `${path}.keepTypes`)
     if (o.enum !== undefined) {
-      if (!isObject(o.enum) || Object.values(o.enum).some((x) => typeof x !== 'string')) fail(`${path}.enum`, 'expected an object of strings')
+      if (!isObject(o.enum) || Object.values(o.enum).some((x) => typeof x !== 'string'))
+        fail(`${path}.enum`, 'expected an object of strings')
       form.enum = o.enum as Record<string, string>
     }
     if (o.trim !== undefined) {
@@ -103,7 +116,8 @@ function sourceForm(v: unknown, path: string, allowSliceLast: boolean): SourceFo
 }
 
 function positive(v: unknown, path: string, min: number, max = Infinity, integer = true): number {
-  if (typeof v !== 'number' || !(v >= min && v <= max) || (integer && !Number.isInteger(v))) fail(path, `expected a number from ${min}${max < Infinity ? ` to ${max}` : ''}`)
+  if (typeof v !== 'number' || !(v >= min && v <= max) || (integer && !Number.isInteger(v)))
+    fail(path, `expected a number from ${min}${max < Infinity ? ` to ${max}` : ''}`)
   return v as number
 }
 
@@ -118,7 +132,17 @@ export function parseMapFile(text: string): MapFile {
     throw new MapFileError(`not JSON: ${(err as Error).message}`)
   }
   const top = members(json, '$', ['options', 'types'])
-  const o = top.options === undefined ? {} : members(top.options, 'options', ['concurrency', 'maxDeletePercent', 'registerRescanDays', 'readTimeoutSeconds', 'recentMonths', 'fullScanHours'])
+  const o =
+    top.options === undefined
+      ? {}
+      : members(top.options, 'options', [
+          'concurrency',
+          'maxDeletePercent',
+          'registerRescanDays',
+          'readTimeoutSeconds',
+          'recentMonths',
+          'fullScanHours',
+        ])
   const options: SyncOptions = {
     concurrency: o.concurrency === undefined ? 1 : (positive(o.concurrency, 'options.concurrency', 1, 2) as 1 | 2),
     maxDeletePercent: o.maxDeletePercent === undefined ? 2 : positive(o.maxDeletePercent, 'options.maxDeletePercent', 0, 100, false),
@@ -151,15 +175,26 @@ export function parseMapFile(text: string): MapFile {
       out.entitySet = v.entitySet as string
     }
     if (v.attributes !== undefined) {
-      const known = reg ? reg.attrs.map((a) => a.name) : other ? commonAttributes('document', false).map((a) => a.name) : [...commonAttributes(decl!.class, decl!.hierarchical === true).map((a) => a.name), ...decl!.attrs.map((a) => a.name)]
+      const known = reg
+        ? reg.attrs.map((a) => a.name)
+        : other
+          ? commonAttributes('document', false).map((a) => a.name)
+          : [...commonAttributes(decl!.class, decl!.hierarchical === true).map((a) => a.name), ...decl!.attrs.map((a) => a.name)]
       const a = members(v.attributes, `${path}.attributes`, known)
       out.attributes = Object.fromEntries(
-        Object.entries(a).map(([name, form]) => [name, sourceForm(form, `${path}.attributes.${name}`, type === 'Справочник.Номенклатура' && name === 'ОсновнаяСпецификация')]),
+        Object.entries(a).map(([name, form]) => [
+          name,
+          sourceForm(form, `${path}.attributes.${name}`, type === 'Справочник.Номенклатура' && name === 'ОсновнаяСпецификация'),
+        ]),
       )
     }
     if (v.tabularParts !== undefined) {
       const parts = partsOf(type)
-      const p = members(v.tabularParts, `${path}.tabularParts`, parts.map((x) => x.name))
+      const p = members(
+        v.tabularParts,
+        `${path}.tabularParts`,
+        parts.map((x) => x.name),
+      )
       const outParts: Record<string, PartOverride | null> = {}
       for (const [name, form] of Object.entries(p)) {
         const pp = `${path}.tabularParts.${name}`
@@ -171,14 +206,18 @@ export function parseMapFile(text: string): MapFile {
         if (typeof f.from !== 'string') fail(`${pp}.from`, 'expected a property name')
         const rowNames = rowAttributesOf(type, name).map((x) => x.name)
         const ra = f.attributes === undefined ? {} : members(f.attributes, `${pp}.attributes`, rowNames)
-        outParts[name] = { from: f.from as string, attributes: Object.fromEntries(Object.entries(ra).map(([n, x]) => [n, sourceForm(x, `${pp}.attributes.${n}`, false)])) }
+        outParts[name] = {
+          from: f.from as string,
+          attributes: Object.fromEntries(Object.entries(ra).map(([n, x]) => [n, sourceForm(x, `${pp}.attributes.${n}`, false)])),
+        }
       }
       out.tabularParts = outParts
     }
     if (v.skipRecorderTypes !== undefined) out.skipRecorderTypes = strings(v.skipRecorderTypes, `${path}.skipRecorderTypes`)
     if (v.recordTypes !== undefined) {
       const rt = strings(v.recordTypes, `${path}.recordTypes`)
-      if (rt.length === 0 || rt.some((x) => x !== 'Expense' && x !== 'Receipt')) fail(`${path}.recordTypes`, 'expected ["Expense"], ["Receipt"] or both')
+      if (rt.length === 0 || rt.some((x) => x !== 'Expense' && x !== 'Receipt'))
+        fail(`${path}.recordTypes`, 'expected ["Expense"], ["Receipt"] or both')
       out.recordTypes = rt as ('Expense' | 'Receipt')[]
     }
     if (v.recorderType !== undefined) {

@@ -6,8 +6,14 @@ import type { Attr, TabularPart } from '../../model/define.js'
 export function commonAttributes(cls: 'catalog' | 'document', hierarchical: boolean, type = ''): Attr[] {
   const attrs: Attr[] = [{ name: 'ПометкаУдаления', col: 'deletion_mark', kind: 'boolean' }]
   if (cls === 'catalog') attrs.push({ name: 'Код', col: 'code', kind: 'string' }, { name: 'Наименование', col: 'name', kind: 'string' })
-  else attrs.push({ name: 'Номер', col: 'number', kind: 'string' }, { name: 'Дата', col: 'date', kind: 'date' }, { name: 'Проведен', col: 'posted', kind: 'boolean' })
-  if (hierarchical) attrs.push({ name: 'ЭтоГруппа', col: 'is_group', kind: 'boolean' }, { name: 'Родитель', col: 'parent', kind: 'ref', target: type })
+  else
+    attrs.push(
+      { name: 'Номер', col: 'number', kind: 'string' },
+      { name: 'Дата', col: 'date', kind: 'date' },
+      { name: 'Проведен', col: 'posted', kind: 'boolean' },
+    )
+  if (hierarchical)
+    attrs.push({ name: 'ЭтоГруппа', col: 'is_group', kind: 'boolean' }, { name: 'Родитель', col: 'parent', kind: 'ref', target: type })
   return attrs
 }
 

@@ -12,7 +12,7 @@ import { commonAttributes, entitySetOf, registerDecl, typeOfSet } from './model.
 import { MapError, booleanValue, dateValue, guid, numberValue, pairSet, stringValue, trimPadding } from './values.js'
 import type { Reader } from './values.js'
 
-export type SetKind = 'catalog' | 'document' | 'other-document' | 'attachments' | 'register'
+type SetKind = 'catalog' | 'document' | 'other-document' | 'attachments' | 'register'
 
 export interface CompiledAttr {
   readonly name: string
@@ -21,7 +21,7 @@ export interface CompiledAttr {
   readonly requiredInRow?: boolean
 }
 
-export interface CompiledPart {
+interface CompiledPart {
   readonly name: string
   /** undefined: always `[]`. */
   readonly from?: string
@@ -69,7 +69,8 @@ function compatible(kind: Attr['kind'], edm: string): boolean {
   }
 }
 
-const expectedEdm = (kind: Attr['kind']) => (kind === 'number' ? 'a number' : kind === 'boolean' ? 'Edm.Boolean' : kind === 'date' ? 'Edm.DateTime' : 'Edm.String')
+const expectedEdm = (kind: Attr['kind']) =>
+  kind === 'number' ? 'a number' : kind === 'boolean' ? 'Edm.Boolean' : kind === 'date' ? 'Edm.DateTime' : 'Edm.String'
 
 /** Target entity sets of a reference attribute: the docgate targets, or the map's keepTypes. */
 function targetSets(a: Attr, keep: readonly string[] | undefined): (set: string) => boolean {
@@ -229,7 +230,7 @@ function scalarReader(a: Attr, P: string, form: Extract<SourceForm, { from: stri
       const edit = (s: string): string => {
         let out = padded ? trimPadding(s) : s
         if (form.trim) out = out.replace(/^ +| +$/g, '')
-        if (table && Object.prototype.hasOwnProperty.call(table, out)) out = table[out]!
+        if (table && Object.hasOwn(table, out)) out = table[out]!
         return out
       }
       return (e) => stringValue(e[P], edit)
@@ -336,7 +337,16 @@ function otherPlan(type: string, set: string): SetPlan {
     { name: 'Дата', read: (e) => dateValue(e.Date) },
     { name: 'Проведен', read: (e) => booleanValue(e.Posted) },
   ]
-  return { type, entitySet: set, kind: 'other-document', select: 'Ref_Key,DataVersion,Number,Date,Posted,DeletionMark', dated: true, attrs, parts: [], skipFolders: false }
+  return {
+    type,
+    entitySet: set,
+    kind: 'other-document',
+    select: 'Ref_Key,DataVersion,Number,Date,Posted,DeletionMark',
+    dated: true,
+    attrs,
+    parts: [],
+    skipFolders: false,
+  }
 }
 
 function registerPlan(meta: Metadata, type: string, over: TypeOverride | undefined, report: TypeReport): { plan?: SetPlan; set: string } {
@@ -419,13 +429,18 @@ export function resolveMap(meta: Metadata, map: MapFile, otherDocumentSets: read
     } else if (plan) into.push(plan)
   }
   for (const type of CATALOGUE_ORDER) {
-    take(type, (r) => objectPlan(meta, type, map.types[type] ?? undefined, r), type === 'Справочник.ХранилищеДополнительнойИнформации' ? attachments : catalogues)
+    take(
+      type,
+      (r) => objectPlan(meta, type, map.types[type] ?? undefined, r),
+      type === 'Справочник.ХранилищеДополнительнойИнформации' ? attachments : catalogues,
+    )
   }
   for (const type of DOCUMENT_ORDER) take(type, (r) => objectPlan(meta, type, map.types[type] ?? undefined, r), documents)
   const otherTypes = new Map<string, string>()
   for (const set of otherDocumentSets) otherTypes.set(typeOfSet(set)!, set)
   for (const [type, over] of Object.entries(map.types)) {
-    if (type.startsWith('Документ.') && !DOCUMENT_ORDER.includes(type) && over !== null) otherTypes.set(type, over.entitySet ?? entitySetOf(type))
+    if (type.startsWith('Документ.') && !DOCUMENT_ORDER.includes(type) && over !== null)
+      otherTypes.set(type, over.entitySet ?? entitySetOf(type))
   }
   for (const [type, set] of otherTypes) {
     if (map.types[type] === null) continue

@@ -3,9 +3,7 @@
 
 export class MapError extends Error {}
 
-export interface Warn {
-  (attribute: string, reason: string): void
-}
+type Warn = (attribute: string, reason: string) => void
 
 export interface ReadContext {
   readonly today: string
@@ -14,11 +12,12 @@ export interface ReadContext {
 
 export type Reader = (entity: Record<string, unknown>, ctx: ReadContext) => unknown
 
-export const ZERO_GUID = '00000000-0000-0000-0000-000000000000'
+const ZERO_GUID = '00000000-0000-0000-0000-000000000000'
 const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/
 const EMPTY_DATE = '0001-01-01T00:00:00'
 
-const describe = (v: unknown): string => (typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : JSON.stringify(v) ?? String(v))
+const describe = (v: unknown): string =>
+  typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v) : (JSON.stringify(v) ?? String(v))
 
 export function stringValue(v: unknown, edit?: (s: string) => string): string {
   if (v === null || v === undefined) return ''

@@ -26,8 +26,6 @@ export interface Metadata {
   readonly complexTypes: Readonly<Record<string, StructuredType>>
 }
 
-export const NAMESPACE = 'StandardODATA'
-
 /** The property `name` of `type`, if it has one. */
 export function propertyOf(type: StructuredType, name: string): Property | undefined {
   return type.properties.find((p) => p.name === name)

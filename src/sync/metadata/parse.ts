@@ -17,7 +17,7 @@ interface Building {
   nav: [string, string, string][]
 }
 
-export class MetadataError extends Error {}
+class MetadataError extends Error {}
 
 export async function parseMetadataFile(file: string): Promise<Metadata> {
   const parser = new SaxesParser({ xmlns: false })
@@ -88,7 +88,8 @@ export async function parseMetadataFile(file: string): Promise<Metadata> {
     if (failure) break
   }
   if (!failure) parser.close()
-  if (failure || !sawEdmx) throw new MetadataError(`$metadata unreadable: ${failure ? failure.message.split('\n')[0] : 'not an EDMX document'}`)
+  if (failure || !sawEdmx)
+    throw new MetadataError(`$metadata unreadable: ${failure ? failure.message.split('\n')[0] : 'not an EDMX document'}`)
 
   const setOfType = new Map<string, string>()
   for (const [set, type] of sets) if (!setOfType.has(type)) setOfType.set(type, set)

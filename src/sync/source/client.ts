@@ -66,11 +66,14 @@ const CONNECT_TIMEOUT = 30_000
 const DEFAULT_DELAYS = [1000, 2000, 4000, 8000]
 
 /** Percent-encodes a path (Cyrillic entity-set names, key literals) segment by segment. */
-export function encodePath(path: string): string {
-  return path.split('/').map((s) => encodeURIComponent(s).replace(/%28/g, '(').replace(/%29/g, ')').replace(/%27/g, "'")).join('/')
+function encodePath(path: string): string {
+  return path
+    .split('/')
+    .map((s) => encodeURIComponent(s).replace(/%28/g, '(').replace(/%29/g, ')').replace(/%27/g, "'"))
+    .join('/')
 }
 
-export function queryString(query: Readonly<Record<string, string | number | undefined>>): string {
+function queryString(query: Readonly<Record<string, string | number | undefined>>): string {
   const parts: string[] = []
   for (const [k, v] of Object.entries(query)) if (v !== undefined) parts.push(`${k}=${encodeURIComponent(String(v))}`)
   return parts.length === 0 ? '' : `?${parts.join('&')}`
@@ -103,8 +106,10 @@ function networkError(err: unknown, url: string, timeoutMs: number): SourceError
   const { host, at } = hostPort(url)
   const code = e.code ?? ''
   let reason: string
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') reason = `read timeout: no byte from ${at} for ${timeoutMs / 1000} s`
-  else if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') reason = `connect timeout: no connection to ${at} within ${CONNECT_TIMEOUT / 1000} s`
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    reason = `read timeout: no byte from ${at} for ${timeoutMs / 1000} s`
+  else if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT')
+    reason = `connect timeout: no connection to ${at} within ${CONNECT_TIMEOUT / 1000} s`
   else if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') reason = `connection closed by the source at ${at}`
   else if (code === 'ECONNREFUSED') reason = `nothing answers at ${at} (connection refused)`
   else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') reason = `the name ${host} does not resolve (${code})`
@@ -138,7 +143,8 @@ export class Source {
     this.root = opts.root
     this.#limit = pLimit(Math.min(2, Math.max(1, opts.concurrency)))
     this.#agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT }, keepAliveTimeout: 30_000, connections: 2 })
-    this.#auth = opts.user === undefined ? undefined : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`, 'utf8').toString('base64')}`
+    this.#auth =
+      opts.user === undefined ? undefined : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`, 'utf8').toString('base64')}`
   }
 
   url(resource: string, query: Readonly<Record<string, string | number | undefined>> = {}): string {
@@ -241,7 +247,11 @@ export class Source {
     return this.#withRetry(
       makeUrl,
       opts,
-      async (res) => ({ raw: await collect(res), type: String(res.headers['content-type'] ?? ''), encoding: res.headers['content-encoding'] }),
+      async (res) => ({
+        raw: await collect(res),
+        type: String(res.headers['content-type'] ?? ''),
+        encoding: res.headers['content-encoding'],
+      }),
       async ({ raw, type, encoding }) => {
         const text = await decode(raw, encoding)
         this.bytes += raw.length
@@ -257,22 +267,27 @@ export class Source {
 
   /** Streams an answer to `file` while hashing it; never holds it whole in memory. */
   async download(makeUrl: () => string, file: string, opts: RequestOptions = {}): Promise<{ bytes: number; sha256: string }> {
-    return this.#withRetry(makeUrl, opts, async (res) => {
-      const hash = createHash('sha256')
-      let bytes = 0
-      const counter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk)
-          bytes += chunk.length
-          done(null, chunk)
-        },
-      })
-      const gz = String(res.headers['content-encoding'] ?? '').includes('gzip')
-      const stages = gz ? [res.body, createGunzip(), counter, createWriteStream(file)] : [res.body, counter, createWriteStream(file)]
-      await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
-      this.bytes += bytes
-      return { bytes, sha256: hash.digest('hex') }
-    }, (got) => got)
+    return this.#withRetry(
+      makeUrl,
+      opts,
+      async (res) => {
+        const hash = createHash('sha256')
+        let bytes = 0
+        const counter = new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            hash.update(chunk)
+            bytes += chunk.length
+            done(null, chunk)
+          },
+        })
+        const gz = String(res.headers['content-encoding'] ?? '').includes('gzip')
+        const stages = gz ? [res.body, createGunzip(), counter, createWriteStream(file)] : [res.body, counter, createWriteStream(file)]
+        await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
+        this.bytes += bytes
+        return { bytes, sha256: hash.digest('hex') }
+      },
+      (got) => got,
+    )
   }
 
   async close(): Promise<void> {

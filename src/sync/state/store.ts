@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
 import { lastPeriodOf } from './tables.js'
 
-export const nowIso = (): string => new Date().toISOString()
+const nowIso = (): string => new Date().toISOString()
 
 /** Resumable per-set state (sync_sets.state). */
 export interface SetState {
@@ -21,7 +21,14 @@ export interface SetState {
   recorderSets: string[]
 }
 
-export const emptySetState = (): SetState => ({ firstLoadDone: false, windowsDone: [], pageSize: 20, dayMonths: [], noSelect: false, recorderSets: [] })
+const emptySetState = (): SetState => ({
+  firstLoadDone: false,
+  windowsDone: [],
+  pageSize: 20,
+  dayMonths: [],
+  noSelect: false,
+  recorderSets: [],
+})
 
 export interface SetRow {
   readonly entity_set: string
@@ -67,7 +74,10 @@ export class SyncStore {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    await this.sql.run('INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+    await this.sql.run('INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [
+      key,
+      value,
+    ])
   }
 
   async setRow(set: string): Promise<SetRow | undefined> {
@@ -92,7 +102,10 @@ export class SyncStore {
   }
 
   /** `complete`: when a complete scan ended; `full`: when it began, if it was a full one (§7.4). */
-  async setDone(set: string, fields: { complete?: string; full?: string; error?: string; at?: string; written: number; errors: number }): Promise<void> {
+  async setDone(
+    set: string,
+    fields: { complete?: string; full?: string; error?: string; at?: string; written: number; errors: number },
+  ): Promise<void> {
     const objects = await this.heldCount(set)
     const at = fields.at ?? nowIso()
     await this.sql.run(
@@ -148,9 +161,18 @@ export class SyncStore {
     const unique = new Set(refs)
     if (unique.size === 0) return unique
     return this.sql.transaction(async () => {
-      const met = await this.#inLists<{ ref: string }>((marks) => `SELECT ref FROM sync_seen WHERE entity_set = ? AND ref IN (${marks})`, [set], unique)
+      const met = await this.#inLists<{ ref: string }>(
+        (marks) => `SELECT ref FROM sync_seen WHERE entity_set = ? AND ref IN (${marks})`,
+        [set],
+        unique,
+      )
       for (const { ref } of met) unique.delete(ref)
-      await this.sql.upsertRows('sync_seen', ['entity_set', 'ref'], ['entity_set', 'ref'], [...unique].map((r) => [set, r]))
+      await this.sql.upsertRows(
+        'sync_seen',
+        ['entity_set', 'ref'],
+        ['entity_set', 'ref'],
+        [...unique].map((r) => [set, r]),
+      )
       return unique
     })
   }
@@ -181,7 +203,12 @@ export class SyncStore {
     // One upsert per row instead of a delete and an insert; a ref given twice keeps its last row
     // (PostgreSQL refuses to update one row twice in a statement).
     const last = new Map(rows.map((r) => [r[0], r]))
-    await this.sql.upsertRows('sync_objects', ['entity_set', 'ref', 'version', 'hash', 'extra'], ['entity_set', 'ref'], [...last.values()].map((r) => [set, ...r]))
+    await this.sql.upsertRows(
+      'sync_objects',
+      ['entity_set', 'ref', 'version', 'hash', 'extra'],
+      ['entity_set', 'ref'],
+      [...last.values()].map((r) => [set, ...r]),
+    )
   }
 
   async forgetObjects(set: string, refs: readonly string[]): Promise<void> {
@@ -195,7 +222,10 @@ export class SyncStore {
   async registersOf(registers: Iterable<string>, recorder: string): Promise<{ register: string; recorder_set: string }[]> {
     const out: { register: string; recorder_set: string }[] = []
     for (const register of registers) {
-      const rows = await this.sql.all<{ recorder_set: string }>('SELECT recorder_set FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
+      const rows = await this.sql.all<{ recorder_set: string }>(
+        'SELECT recorder_set FROM sync_recorders WHERE register = ? AND recorder = ?',
+        [register, recorder],
+      )
       for (const r of rows) out.push({ register, recorder_set: r.recorder_set })
     }
     return out
@@ -234,7 +264,12 @@ export class SyncStore {
     )
   }
 
-  async saveRecorder(register: string, recorder: string, recorderSet: string, rows: readonly [string, string][] | undefined): Promise<void> {
+  async saveRecorder(
+    register: string,
+    recorder: string,
+    recorderSet: string,
+    rows: readonly [string, string][] | undefined,
+  ): Promise<void> {
     if (!rows) {
       await this.sql.run('DELETE FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
       return
@@ -254,7 +289,13 @@ export class SyncStore {
   /** Rows of one rescan page: [recorder, seq, recorder set, Period, hash] ('' for a dropped row). */
   async saveRescan(register: string, rows: readonly (readonly [string, number, string, string, string])[]): Promise<void> {
     if (rows.length === 0) return
-    await this.sql.transaction(() => this.sql.insertRows('sync_rescan', ['register', 'recorder', 'seq', 'recorder_set', 'period', 'hash'], rows.map((r) => [register, ...r])))
+    await this.sql.transaction(() =>
+      this.sql.insertRows(
+        'sync_rescan',
+        ['register', 'recorder', 'seq', 'recorder_set', 'period', 'hash'],
+        rows.map((r) => [register, ...r]),
+      ),
+    )
   }
 
   /** Up to `limit` recorders the rescan read, after `after`, with their kept rows. */
@@ -266,7 +307,8 @@ export class SyncStore {
     const out = new Map<string, { set: string; rows: [string, string][] }>()
     if (recorders.length === 0) return out
     const rows = await this.#inLists<{ recorder: string; recorder_set: string; period: string; hash: string }>(
-      (marks) => `SELECT recorder, recorder_set, period, hash FROM sync_rescan WHERE register = ? AND recorder IN (${marks}) ORDER BY recorder, seq`,
+      (marks) =>
+        `SELECT recorder, recorder_set, period, hash FROM sync_rescan WHERE register = ? AND recorder IN (${marks}) ORDER BY recorder, seq`,
       [register],
       recorders.map((r) => r.recorder),
     )
@@ -290,13 +332,21 @@ export class SyncStore {
 
   /** Up to `limit` queued recorders after `after`, in recorder order. */
   async queue(register: string, after = '', limit = 1000): Promise<{ recorder: string; recorder_set: string }[]> {
-    return this.sql.all(`SELECT recorder, recorder_set FROM sync_queue WHERE register = ? AND recorder > ? ORDER BY recorder LIMIT ${Math.floor(limit)}`, [register, after])
+    return this.sql.all(
+      `SELECT recorder, recorder_set FROM sync_queue WHERE register = ? AND recorder > ? ORDER BY recorder LIMIT ${Math.floor(limit)}`,
+      [register, after],
+    )
   }
 
   async enqueue(register: string, items: readonly (readonly [recorder: string, set: string])[]): Promise<void> {
     if (items.length === 0) return
     const last = new Map(items.map(([recorder, set]) => [recorder, set]))
-    await this.sql.upsertRows('sync_queue', ['register', 'recorder', 'recorder_set'], ['register', 'recorder'], [...last].map(([r, set]) => [register, r, set]))
+    await this.sql.upsertRows(
+      'sync_queue',
+      ['register', 'recorder', 'recorder_set'],
+      ['register', 'recorder'],
+      [...last].map(([r, set]) => [register, r, set]),
+    )
   }
 
   async dequeue(register: string, recorder: string): Promise<void> {
@@ -310,17 +360,15 @@ export class SyncStore {
     return id
   }
 
-  async endCycle(id: number, status: 'complete' | 'failed' | 'interrupted', n: { sets: number; failed: number; read: number; written: number; deleted: number }): Promise<void> {
-    await this.sql.run('UPDATE sync_cycles SET ended_at = ?, status = ?, sets = ?, failed = ?, read = ?, written = ?, deleted = ? WHERE id = ?', [
-      nowIso(),
-      status,
-      n.sets,
-      n.failed,
-      n.read,
-      n.written,
-      n.deleted,
-      id,
-    ] as SqlValue[])
+  async endCycle(
+    id: number,
+    status: 'complete' | 'failed' | 'interrupted',
+    n: { sets: number; failed: number; read: number; written: number; deleted: number },
+  ): Promise<void> {
+    await this.sql.run(
+      'UPDATE sync_cycles SET ended_at = ?, status = ?, sets = ?, failed = ?, read = ?, written = ?, deleted = ? WHERE id = ?',
+      [nowIso(), status, n.sets, n.failed, n.read, n.written, n.deleted, id] as SqlValue[],
+    )
   }
 }
 
@@ -367,7 +415,8 @@ export class SyncLock {
   async renew(): Promise<void> {
     if (!this.#value) return
     const next = this.#make()
-    if ((await this.#sql.run("UPDATE sync_meta SET value = ? WHERE key = 'lock' AND value = ?", [next, this.#value])) === 1) this.#value = next
+    if ((await this.#sql.run("UPDATE sync_meta SET value = ? WHERE key = 'lock' AND value = ?", [next, this.#value])) === 1)
+      this.#value = next
   }
 
   async release(): Promise<void> {

@@ -13,7 +13,17 @@ export const SYNC_TABLES: readonly TableDef[] = [
   { name: 'sync_meta', columns: [text('key'), text('value')], primaryKey: ['key'] },
   {
     name: 'sync_cycles',
-    columns: [text('started_at'), text('ended_at'), text('status'), int('sets'), int('failed'), int('read'), int('written'), int('deleted'), int('id')],
+    columns: [
+      text('started_at'),
+      text('ended_at'),
+      text('status'),
+      int('sets'),
+      int('failed'),
+      int('read'),
+      int('written'),
+      int('deleted'),
+      int('id'),
+    ],
     primaryKey: ['id'],
   },
   {
@@ -96,7 +106,8 @@ async function backfillLastPeriod(sql: SqlPort): Promise<void> {
     await sql.transaction(async () => {
       for (const r of rows) {
         const last = lastPeriodOf(JSON.parse(r.rows) as [string, string][])
-        if (last) await sql.run('UPDATE sync_recorders SET last_period = ? WHERE register = ? AND recorder = ?', [last, r.register, r.recorder])
+        if (last)
+          await sql.run('UPDATE sync_recorders SET last_period = ? WHERE register = ? AND recorder = ?', [last, r.register, r.recorder])
       }
     })
     const end = rows.at(-1)!
@@ -108,7 +119,10 @@ async function columnsOf(sql: SqlPort, table: string): Promise<Set<string>> {
   const rows =
     sql.dialect.name === 'sqlite'
       ? await sql.all<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`)
-      : await sql.all<{ name: string }>('SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?', [table])
+      : await sql.all<{ name: string }>(
+          'SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?',
+          [table],
+        )
   return new Set(rows.map((r) => r.name))
 }
 
@@ -120,7 +134,14 @@ export async function ensureSyncTables(sql: SqlPort): Promise<void> {
     await a.backfill?.(sql)
   }
   // Indexes last: they may name an added column.
-  await sql.exec(SYNC_TABLES.map((t) => tableDdl(t, sql.dialect).split('\n').filter((l) => l.startsWith('CREATE INDEX')).join('\n')).join('\n'))
+  await sql.exec(
+    SYNC_TABLES.map((t) =>
+      tableDdl(t, sql.dialect)
+        .split('\n')
+        .filter((l) => l.startsWith('CREATE INDEX'))
+        .join('\n'),
+    ).join('\n'),
+  )
 }
 
 /** Whether the store has sync state at all (a read-only handle may not see the tables). */

@@ -13,8 +13,8 @@ import type { TableDef } from '../../store/table.js'
 import type { SqlPort } from '../../store/sql.js'
 
 export const CASH_ACCOUNTS = 'cash_accounts'
-export const BANK_ACCOUNT = 'Справочник.БанковскиеСчета'
-export const CASH_DESK = 'Справочник.Кассы'
+const BANK_ACCOUNT = 'Справочник.БанковскиеСчета'
+const CASH_DESK = 'Справочник.Кассы'
 export const CASH = 'Наличные'
 export const NON_CASH = 'Безналичные'
 

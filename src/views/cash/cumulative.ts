@@ -9,7 +9,7 @@ import type { SqlPort } from '../../store/sql.js'
 
 export const CUMULATIVE = 'cash_cumulative'
 /** Every (organization, account, account type) with a movement: the rows a statement starts from. */
-export const CASH_KEYS = 'cash_keys'
+const CASH_KEYS = 'cash_keys'
 const KEY = ['organization', 'account', 'account_type'] as const
 const SUMS = ['receipt', 'expense', 'receipt_mgmt', 'expense_mgmt', 'moves'] as const
 const FROM = '_cash_from'
@@ -32,8 +32,7 @@ export const cumulativeTables: readonly TableDef[] = [
 ]
 
 const keyMatch = (a: string, b: string) => KEY.map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ')
-const running = (base?: string) =>
-  SUMS.map((s) => `${base ? `COALESCE(${base}.${s}, 0) + ` : ''}SUM(c.${s}) OVER w`).join(', ')
+const running = (base?: string) => SUMS.map((s) => `${base ? `COALESCE(${base}.${s}, 0) + ` : ''}SUM(c.${s}) OVER w`).join(', ')
 const WINDOW = `WINDOW w AS (PARTITION BY ${KEY.map((k) => `c.${k}`).join(', ')} ORDER BY c.start ROWS UNBOUNDED PRECEDING)`
 const COLUMNS = [...KEY, 'day', ...SUMS].join(', ')
 
@@ -49,7 +48,11 @@ export async function rebuildCumulative(sql: SqlPort, turnovers: string): Promis
 }
 
 /** Rewrites the rows of each key from its earliest changed day on; `from` holds `[organization, account, type, day]`. */
-export async function updateCumulative(sql: SqlPort, turnovers: string, from: readonly (readonly [string, string, string, string])[]): Promise<void> {
+export async function updateCumulative(
+  sql: SqlPort,
+  turnovers: string,
+  from: readonly (readonly [string, string, string, string])[],
+): Promise<void> {
   if (from.length === 0) return
   await sql.exec(
     `CREATE TEMP TABLE IF NOT EXISTS ${FROM} (${[...KEY, 'day'].map((c) => `${c} TEXT NOT NULL`).join(', ')}, PRIMARY KEY (${KEY.join(', ')}));`,

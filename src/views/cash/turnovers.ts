@@ -14,7 +14,7 @@ import { renewStatistics } from '../../store/statistics.js'
 import { cashAccountsTable, rebuildCashAccounts } from './accounts.js'
 import { cumulativeTables, rebuildCumulative, updateCumulative } from './cumulative.js'
 
-export const TURNOVERS = 'cash_turnovers'
+const TURNOVERS = 'cash_turnovers'
 const SOURCE = 'reg_cash'
 const KEY = ['organization', 'account', 'account_type'] as const
 const SUMS = ['receipt', 'expense', 'receipt_mgmt', 'expense_mgmt', 'moves'] as const
@@ -58,7 +58,10 @@ async function rebuildAll(sql: SqlPort): Promise<void> {
     `INSERT INTO ${TURNOVERS} (${COLUMNS}) SELECT r.organization, r.account, r.account_type, 'd', ${DAY_SQL}, ${registerSums} ` +
       `FROM ${SOURCE} r GROUP BY r.organization, r.account, r.account_type, ${DAY_SQL}`,
   )
-  for (const [level, from, width] of [['m', 'd', 7], ['y', 'm', 4]] as const) {
+  for (const [level, from, width] of [
+    ['m', 'd', 7],
+    ['y', 'm', 4],
+  ] as const) {
     await sql.run(
       `INSERT INTO ${TURNOVERS} (${COLUMNS}) SELECT c.organization, c.account, c.account_type, '${level}', substr(c.start, 1, ${width}), ${rollupSums} ` +
         `FROM ${TURNOVERS} c WHERE c.level = '${from}' GROUP BY c.organization, c.account, c.account_type, substr(c.start, 1, ${width})`,
@@ -129,7 +132,8 @@ export const cashTurnovers: DerivedTable = {
   sourceIndexes: [['account', 'period']],
   retiredSourceIndexes: [[...KEY, 'period', 'movement', 'amount', 'amount_mgmt']],
   keyColumns: [...KEY, 'period'],
-  key: ([organization, account, type, period]) => `${String(organization)}\t${String(account)}\t${String(type)}\t${dayOf(String(period ?? ''))}`,
+  key: ([organization, account, type, period]) =>
+    `${String(organization)}\t${String(account)}\t${String(type)}\t${dayOf(String(period ?? ''))}`,
   update: async (sql, keys) => {
     await (keys === 'all' ? rebuildAll(sql) : rebuildKeys(sql, keys))
     await rebuildCashAccounts(sql)

@@ -35,7 +35,11 @@ describe('readByOwner', () => {
   it('reads a page of owners with one query and groups the rows by owner in the order read', async () => {
     const { sql, reads } = store(LINES)
     const rows = await readByOwner<Line>(sql, query, ['a', 'b', 'c', 'd', 'e'], ['goods'])
-    assert.deepEqual(rows('a'), [{ owner: 'a', line: 1 }, { owner: 'a', line: 2 }, { owner: 'a', line: 3 }])
+    assert.deepEqual(rows('a'), [
+      { owner: 'a', line: 1 },
+      { owner: 'a', line: 2 },
+      { owner: 'a', line: 3 },
+    ])
     assert.deepEqual(rows('b'), [{ owner: 'b', line: 1 }])
     assert.deepEqual(rows('d'), [])
     // 5 owners are spelled as 8 (the last repeated), then the other parameters.
@@ -62,7 +66,11 @@ describe('readByOwner', () => {
   it('reads a failed batch again owner by owner: only the owner whose own read fails throws', async () => {
     const { sql, reads } = store(LINES, (params) => params.includes('b'))
     const rows = await readByOwner<Line>(sql, query, ['a', 'b', 'c'], ['goods'])
-    assert.deepEqual(rows('a'), [{ owner: 'a', line: 1 }, { owner: 'a', line: 2 }, { owner: 'a', line: 3 }])
+    assert.deepEqual(rows('a'), [
+      { owner: 'a', line: 1 },
+      { owner: 'a', line: 2 },
+      { owner: 'a', line: 3 },
+    ])
     assert.deepEqual(rows('c'), [{ owner: 'c', line: 1 }])
     assert.throws(() => rows('b'), { message: 'cannot read b' })
     assert.deepEqual(

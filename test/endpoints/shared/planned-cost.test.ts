@@ -18,7 +18,12 @@ function source(specs: Record<string, Specification>): SpecSource & { reads: Map
   }
 }
 
-const row = (quantity: number, specification = '', mainSpec = '', plannedCost = 0): OrderRow => ({ plannedCost, quantity, specification, mainSpec })
+const row = (quantity: number, specification = '', mainSpec = '', plannedCost = 0): OrderRow => ({
+  plannedCost,
+  quantity,
+  specification,
+  mainSpec,
+})
 
 const SPECS = {
   // 1+2+3+4+5+6 = 21; rows: Сумма 7.5; 2 × 10 = 20; Сумма wins over a main specification; 0 × 5 with no main spec = 0
@@ -78,7 +83,10 @@ describe('planned cost of an order row', () => {
     assert.deepEqual(cycles, [['X', 'Y', 'X']])
     // Entered from y: y = 20 + 2 × x; x = 10 + 1 × (y repeated: 0) = 10; y = 40
     assert.equal(await costs.row(row(1, 'y'), cycles), 40)
-    assert.deepEqual(cycles, [['X', 'Y', 'X'], ['Y', 'X', 'Y']])
+    assert.deepEqual(cycles, [
+      ['X', 'Y', 'X'],
+      ['Y', 'X', 'Y'],
+    ])
   })
 
   it('a specification that contains itself', async () => {
