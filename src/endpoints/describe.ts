@@ -3,6 +3,7 @@
 // (mcp/tools.ts), so the two can never describe an endpoint differently.
 import type { Endpoint, Param } from './define.js'
 import { PAGE_MEANINGS } from './pages.js'
+import { OUTPUT_MEANINGS, itemFields } from './fields.js'
 
 const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
@@ -52,5 +53,20 @@ export function pageParams(e: Endpoint): readonly { readonly name: string; reado
   return Object.entries(PAGE_MEANINGS).map(([name, meaning]) => ({
     name,
     description: `${meaning.ru} / ${meaning.en}. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.`,
+  }))
+}
+
+/** The parts a request may name in `rows`: the tabular parts (arrays of rows) of either form. */
+export function tabularParts(e: Endpoint): string[] {
+  const forms = [itemFields(e, false), ...(e.response.full ? [itemFields(e, true)] : [])]
+  return [...new Set(forms.flatMap((fields) => fields.filter((f) => f.kind === 'array' && f.fields).map((f) => f.name)))]
+}
+
+/** The parameters that shape an answer (fields.ts): not the contract's, described beside its own; `rows` where there are parts. */
+export function outputParams(e: Endpoint): readonly { readonly name: 'fields' | 'format' | 'rows'; readonly description: string }[] {
+  const names = tabularParts(e).length > 0 ? (['fields', 'format', 'rows'] as const) : (['fields', 'format'] as const)
+  return names.map((name) => ({
+    name,
+    description: `${OUTPUT_MEANINGS[name].ru} / ${OUTPUT_MEANINGS[name].en}. Not a parameter of the contract; a value that cannot be followed is refused with 400.`,
   }))
 }

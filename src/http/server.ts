@@ -13,6 +13,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
 import { BadPageRequest, pageRequest } from '../endpoints/pages.js'
+import { BadOutputRequest, CSV_TYPE, XLSX_TYPE, acceptedFormat, outputRequest } from '../endpoints/fields.js'
+import type { Format } from '../endpoints/fields.js'
 import type { PageInfo } from '../endpoints/pages.js'
 import { queryPairs } from '../endpoints/parse.js'
 import { registerMcp } from '../mcp/http.js'
@@ -82,6 +84,8 @@ const PREFLIGHT = {
 }
 const HEALTH_OK = Buffer.from(JSON.stringify({ Статус: 'API доступен' }))
 const NOT_FOUND = '{"error":"Not Found"}'
+/** A data answer depends on the request's codings and, for its format, on its `Accept`. */
+const VARY = 'accept-encoding, accept'
 const EVERY_ANSWER = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }
 
 /** The URL of the next page: the request's own path and query with `cursor` set to `cursor`. */
@@ -166,7 +170,7 @@ function clientGone(
   req: FastifyRequest,
   reply: FastifyReply,
   rows: ((n: number) => void) | undefined,
-  told: Pick<Execution, 'coded' | 'page' | 'gen'>,
+  told: Pick<Execution, 'coded' | 'page' | 'gen' | 'errors'>,
 ): Execution {
   const res = reply.raw
   const gone = (): boolean => (res.destroyed || req.raw.socket?.destroyed === true) && !res.writableFinished
@@ -333,19 +337,22 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     noteAuth(req, auth)
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     const query = rawQuery(req)
+    const pairs = queryPairs(query)
     let paging = false
-    if (endpoint.kind === 'list') {
-      // Paging parameters that cannot be followed are refused before any read (decision "Pages by keyset").
-      try {
-        paging = pageRequest(endpoint, queryPairs(query)) !== undefined
-      } catch (err) {
-        if (!(err instanceof BadPageRequest)) throw err
-        return reply
-          .code(400)
-          .type(JSON_TYPE)
-          .send(JSON.stringify({ error: err.message }))
-      }
+    let format: Format = 'json'
+    // Paging, field and format parameters that cannot be followed are refused before any read
+    // (decisions "Pages by keyset", "Fields, CSV and Excel").
+    try {
+      if (endpoint.kind === 'list') paging = pageRequest(endpoint, pairs) !== undefined
+      format = outputRequest(endpoint, pairs, acceptedFormat(req.headers.accept))?.format ?? 'json'
+    } catch (err) {
+      if (!(err instanceof BadPageRequest) && !(err instanceof BadOutputRequest)) throw err
+      return reply
+        .code(400)
+        .type(JSON_TYPE)
+        .send(JSON.stringify({ error: err.message }))
     }
+    let errors: readonly string[] = []
     let body: Buffer | Readable
     let tag: string
     let coding: Coding | undefined
@@ -361,12 +368,13 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
         now: now(),
         ...(conditional ? { gen: await generations.fresh() } : {}),
         coding: acceptedCoding(req.headers['accept-encoding']),
+        ...(format !== 'json' ? { format } : {}),
       }
       let gen = request.gen ?? (await generations.known())
       if (conditional) {
         const matched = matchingTag(req.headers['if-none-match'], answerTag(gen, request))
         if (matched !== undefined) {
-          return reply.code(304).header('etag', matched).header('vary', 'accept-encoding').header('access-control-allow-origin', '*').send()
+          return reply.code(304).header('etag', matched).header('vary', VARY).header('access-control-allow-origin', '*').send()
         }
       }
       const note = req.note
@@ -376,6 +384,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
         clientGone(req, reply, rows, {
           coded: (c) => (coding = c),
           page: (p) => (page = p),
+          errors: (e) => (errors = e),
           // The answer cache read the generation before the answer: the freshest one for its tag.
           gen: (g) => {
             gen = g
@@ -393,11 +402,14 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     }
     reply
       .code(200)
-      .type(JSON_TYPE)
+      .type(format === 'csv' ? CSV_TYPE : format === 'xlsx' ? XLSX_TYPE : JSON_TYPE)
       .header('access-control-allow-origin', '*')
       .header('etag', codedTag(tag, coding))
-      .header('vary', 'accept-encoding')
+      .header('vary', VARY)
     if (coding !== undefined) reply.header('content-encoding', coding)
+    if (format === 'xlsx') reply.header('content-disposition', `attachment; filename="${endpoint.service}.xlsx"`)
+    // CSV has no place for `errors` beside its lines: they follow the body, percent-encoded JSON.
+    if (format === 'csv') reply.trailer('x-errors', async () => encodeURIComponent(JSON.stringify(errors)))
     if (paging) {
       const shown = page as PageInfo | undefined
       if (shown?.next !== undefined) reply.header('link', `<${nextPage(req.url, query, shown.next)}>; rel="next"`)

@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document, generated from the endpoint declarations and their response
 // shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, pageParams, periodParams } from '../endpoints/describe.js'
+import { describeParam, outputParams, pageParams, periodParams, tabularParts } from '../endpoints/describe.js'
+import { CSV_TYPE, XLSX_TYPE } from '../endpoints/fields.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
 import { EXAMPLES } from './examples.js'
@@ -86,14 +87,33 @@ function operation(e: Endpoint): Json {
         description,
         'x-docgate-stage': 'page',
       })),
+      ...outputParams(e).map(({ name, description }) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema:
+          name === 'format'
+            ? { type: 'string', enum: ['json', 'csv', 'xlsx'] }
+            : name === 'rows'
+              ? { type: 'string', enum: tabularParts(e) }
+              : { type: 'string' },
+        description,
+        'x-docgate-stage': 'output',
+      })),
     ],
     responses: {
       200: {
-        description: 'The envelope: `data` and the in-band problems in `errors` (status stays 200)',
+        description:
+          'The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; ' +
+          'as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors`',
         headers: {
           'Access-Control-Allow-Origin': { schema: { type: 'string', const: '*' } },
           ETag: {
             description: 'Strong tag of the answer (store generation, request, day); send it back in If-None-Match',
+            schema: { type: 'string' },
+          },
+          'X-Errors': {
+            description: "As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON",
             schema: { type: 'string' },
           },
           ...(e.kind === 'list'
@@ -119,20 +139,29 @@ function operation(e: Endpoint): Json {
             },
             ...examplesOf(e),
           },
+          [CSV_TYPE.split(';')[0]!]: {
+            schema: { type: 'string', description: 'RFC 4180, UTF-8 with BOM, a header line of dotted field names' },
+          },
+          [XLSX_TYPE]: {
+            schema: {
+              type: 'string',
+              format: 'binary',
+              description: 'A workbook: sheet `data` (typed cells, frozen header), sheet `errors`',
+            },
+          },
         },
       },
       304: {
         description: "If-None-Match names the answer's tag: the store has not changed since",
         headers: { ETag: { schema: { type: 'string' } } },
       },
-      ...(e.kind === 'list'
-        ? {
-            400: {
-              description: 'A paging parameter (`limit`, `cursor`, `count`) that cannot be followed',
-              content: { 'application/json': { schema: ref('Error') } },
-            },
-          }
-        : {}),
+      400: {
+        description:
+          e.kind === 'list'
+            ? 'A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed'
+            : 'A `fields`, `format` or `rows` value that cannot be followed',
+        content: { 'application/json': { schema: ref('Error') } },
+      },
       401: unauthorized,
       500: { description: 'Unexpected error', content: { 'application/json': { schema: ref('Error') } } },
     },

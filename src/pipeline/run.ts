@@ -19,6 +19,9 @@ import { endpointByService } from '../endpoints/index.js'
 import { parseRequest, queryPairs } from '../endpoints/parse.js'
 import { planQuery } from '../endpoints/plan.js'
 import { encodeCursor, pageRequest } from '../endpoints/pages.js'
+import { itemFields, outputRequest } from '../endpoints/fields.js'
+import type { Format } from '../endpoints/fields.js'
+import { reshaped } from './output.js'
 import type { PageInfo, PageRequest } from '../endpoints/pages.js'
 
 export type Body = Buffer | AsyncIterable<Buffer>
@@ -36,6 +39,10 @@ export interface RunOptions {
   readonly signal?: { throwIfAborted(): void }
   /** Told, before the body is returned, the next page and the total of a paged request (`limit`). */
   readonly page?: (info: PageInfo) => void
+  /** The format the request's `Accept` prefers (the route negotiates it; `format` in the query wins). */
+  readonly format?: Format
+  /** Told an answer's `errors` when it is not JSON (CSV sends them after its body), once the answer has ended. */
+  readonly errors?: (errors: readonly string[]) => void
 }
 
 interface JoinedPage {
@@ -420,7 +427,14 @@ export async function answer(service: string, query: string, options: RunOptions
   const ep = endpointByService.get(service)
   if (!ep) throw new Error(`unknown service "${service}"`)
   const pairs = queryPairs(query)
-  return ep.kind === 'list' ? runList(ep, pairs, options) : runComputed(ep, pairs, options)
+  const out = outputRequest(ep, pairs, options.format)
+  if (ep.kind === 'computed') {
+    const body = await runComputed(ep, pairs, options)
+    return out ? reshaped(body, out, { fields: itemFields(ep, false), children: ep.tree?.children, errors: options.errors }) : body
+  }
+  const decided = decide(ep, pairs, options.sql, options.now)
+  const body = (await listAnswer(ep, decided, options, false))!
+  return out ? reshaped(body, out, { fields: itemFields(ep, decided.full), errors: options.errors }) : body
 }
 
 /** `answer` when it costs a few bounded reads, so the event loop can give it (serving/ready-first.ts); null otherwise. */
@@ -428,5 +442,7 @@ export async function answerOnLoop(service: string, query: string, options: RunO
   const ep = endpointByService.get(service)
   if (!ep) return null
   const pairs = queryPairs(query)
+  // An answer read back and written again in another shape is the pool's work.
+  if (outputRequest(ep, pairs, options.format) !== undefined) return null
   return ep.kind === 'list' ? runListOnLoop(ep, pairs, options) : runComputedOnLoop(ep, pairs, options)
 }

@@ -124,7 +124,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
     async execute(request: DataRequest, how: Execution) {
       const coding = request.coding
       // Each coding its own entry: a kept answer is given in the bytes it was kept in.
-      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.bound ? `\n${JSON.stringify(request.bound)}` : ''}${coding === undefined ? '' : `\n${coding}`}`
+      const key = `${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.bound ? `\n${JSON.stringify(request.bound)}` : ''}${request.format ? `\n${request.format}` : ''}${coding === undefined ? '' : `\n${coding}`}`
       const coded = (out: Coded) => {
         if (out.coding !== undefined) how.coded?.(out.coding)
         return out.body
@@ -167,6 +167,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
           page = info
           how.page?.(info)
         },
+        ...(how.errors ? { errors: how.errors } : {}),
       }
       const start = clock()
       const body = await inner.execute(request, counted)

@@ -11,7 +11,7 @@ import type { Coding, DataRequest } from './executor.js'
 
 /** The tag of `request`'s answer under the generation `gen`, as the `ETag` header spells it. */
 export function answerTag(gen: string, request: DataRequest): string {
-  const key = `${gen}\n${request.service}\n${isoDay(today(request.now))}\n${request.query}`
+  const key = `${gen}\n${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.format ? `\n${request.format}` : ''}`
   return `"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`
 }
 

@@ -3,6 +3,7 @@
 import type { Readable } from 'node:stream'
 import type { BoundSpec } from '../pipeline/bound.js'
 import type { PageInfo } from '../endpoints/pages.js'
+import type { Format } from '../endpoints/fields.js'
 
 /** A content coding the answer may be sent in (serving/compress.ts). */
 export type Coding = 'br' | 'gzip'
@@ -27,6 +28,8 @@ export interface DataRequest {
   readonly gen?: string
   /** The coding the client accepts: the answer comes in it when it weighs 1 KiB or more (`Execution.coded` says so). */
   readonly coding?: Coding
+  /** The format the request's `Accept` prefers, when not JSON (endpoints/fields.ts; `format` in the query wins). */
+  readonly format?: Format
 }
 
 export interface Execution {
@@ -42,6 +45,8 @@ export interface Execution {
   readonly gen?: (gen: string) => void
   /** Told a paged answer's next cursor and total (`limit`), before the answer is given. */
   readonly page?: (info: PageInfo) => void
+  /** Told a CSV answer's `errors` once its body has ended. */
+  readonly errors?: (errors: readonly string[]) => void
 }
 
 export interface Executor {

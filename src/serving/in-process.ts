@@ -24,7 +24,15 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
         if (deadline > 0 && Date.now() > deadline) throw new Stopped(timeLimitMessage(timeLimitMs))
       },
     }
-    const options: RunOptions = { sql, now: () => request.now, rows: how.rows, signal, page: how.page }
+    const options: RunOptions = {
+      sql,
+      now: () => request.now,
+      rows: how.rows,
+      signal,
+      page: how.page,
+      format: request.format,
+      errors: how.errors,
+    }
     // A bounded answer scans all of the answer's bytes: never on the loop beside the pool.
     if (onLoopOnly && request.bound) return null
     const body = onLoopOnly

@@ -189,7 +189,7 @@ export class WorkerPool implements Executor {
       slot.job = job
       job.slot = slot
       Atomics.store(slot.flag, 0, RUNNING)
-      const { service, query, now, bound } = job.request
+      const { service, query, now, bound, format } = job.request
       this.#post(slot, {
         type: 'run',
         id: job.id,
@@ -199,6 +199,7 @@ export class WorkerPool implements Executor {
         deadline: job.deadline,
         limitMs: this.#options.timeLimitMs,
         ...(bound ? { bound } : {}),
+        ...(format ? { format } : {}),
       })
     }
   }
@@ -214,6 +215,8 @@ export class WorkerPool implements Executor {
     switch (m.type) {
       case 'page':
         return job.how.page?.(m.page)
+      case 'errors':
+        return job.how.errors?.(m.errors)
       case 'whole':
         this.#finished(slot, job, m.rows, m.queries)
         job.done = true

@@ -3,6 +3,7 @@
 // main side has returned, so a slow client holds a bounded amount of memory.
 import type { BoundSpec } from '../pipeline/bound.js'
 import type { PageInfo } from '../endpoints/pages.js'
+import type { Format } from '../endpoints/fields.js'
 
 export const WINDOW = 4
 
@@ -30,6 +31,7 @@ export type ToWorker =
       readonly deadline: number
       readonly limitMs: number
       readonly bound?: BoundSpec
+      readonly format?: Format
     }
   | { readonly type: 'credit'; readonly id: number; readonly n: number }
   /** Wakes a worker waiting for credit so that it reads its stop flag. */
@@ -41,6 +43,8 @@ export type FromWorker =
   | { readonly type: 'warn'; readonly message: string }
   /** A paged answer's next cursor and total, sent before its bytes. */
   | { readonly type: 'page'; readonly id: number; readonly page: PageInfo }
+  /** A CSV answer's `errors`, sent after its last chunk and before its end. */
+  | { readonly type: 'errors'; readonly id: number; readonly errors: readonly string[] }
   | { readonly type: 'whole'; readonly id: number; readonly bytes: ArrayBuffer; readonly rows: number | null; readonly queries: number[] }
   | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer }
   | { readonly type: 'end'; readonly id: number; readonly rows: number | null; readonly queries: number[] }

@@ -104,6 +104,8 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
         rows: (n: number) => (rows = n),
         signal: stop,
         page: (page: PageInfo) => post({ type: 'page', id: m.id, page }),
+        format: m.format,
+        errors: (errors: readonly string[]) => post({ type: 'errors', id: m.id, errors }),
       }
       const answered = await answer(m.service, m.query, options)
       const body = m.bound ? await boundedBytes(answered, m.bound) : answered

@@ -88,6 +88,11 @@ for (const backend of BACKENDS)
             description:
               'С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.',
           },
+          fields: {
+            type: 'string',
+            description:
+              'Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400.',
+          },
         },
         additionalProperties: false,
       })
@@ -109,10 +114,23 @@ for (const backend of BACKENDS)
         'limit',
         'cursor',
         'count',
+        'fields',
       ])
       const materials = tools.find((t) => t.name === 'materials')!
       assert.equal('limit' in materials.inputSchema.properties!, false, 'a tree takes no limit')
       assert.match(payments.description!, /^Expense requests \(document\): the answer of GET \/main\/hs\/payments\/get/)
+    })
+
+    it('a tool call with fields answers the kept fields, as the API does (decision "Fields, CSV and Excel")', async () => {
+      const client = await connect(READER)
+      assert.deepEqual(texts(await client.callTool({ name: 'warehouses', arguments: { code: '000000001', fields: 'Наименование' } })), [
+        '{"data":[{"Наименование":"Основной склад"}],"errors":[]}',
+      ])
+      const bad = await client.callTool({ name: 'warehouses', arguments: { fields: 'Имя' } })
+      assert.equal(bad.isError, true)
+      assert.deepEqual(texts(bad), [
+        JSON.stringify({ error: 'unknown field "Имя"; the fields of warehouses are Код, Наименование, ЭтоГруппа' }),
+      ])
     })
 
     it('a tool call answers the literal data, exactly as the API does', async () => {
@@ -156,7 +174,7 @@ for (const backend of BACKENDS)
       const client = await connect(READER)
       const result = (await client.callTool({ name: 'warehouses', arguments: { offset: 5 } })) as CallToolResult
       assert.equal(result.isError, true)
-      assert.deepEqual(texts(result), ['unknown argument(s) offset; warehouses takes code, name, group, limit, cursor, count'])
+      assert.deepEqual(texts(result), ['unknown argument(s) offset; warehouses takes code, name, group, limit, cursor, count, fields'])
     })
 
     it('a paged call ends with the total and the next cursor; a bad cursor is refused with its message', async () => {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import type { Endpoint } from '../../src/endpoints/define.js'
 import { periodParams } from '../../src/endpoints/describe.js'
+import { OUTPUT_MEANINGS } from '../../src/endpoints/fields.js'
 import { PAGE_MEANINGS } from '../../src/endpoints/pages.js'
 import { ENDPOINTS, endpointByService } from '../../src/endpoints/index.js'
 import { toolOf } from '../../src/mcp/tools.js'
@@ -43,7 +44,13 @@ describe('parameter meanings', () => {
       for (const p of operation(doc, e.service).parameters as Json[]) {
         const main = e.params.find((d) => d.name === p.name || d.aliases?.includes(p.name))?.name ?? p.name
         // The paging parameters of a list are not the contract's: their meanings are pages.ts's.
-        const { ru, en } = p['x-docgate-stage'] === 'page' ? PAGE_MEANINGS[main as keyof typeof PAGE_MEANINGS] : e.meanings[main]!
+        // …nor are the output ones (fields.ts).
+        const { ru, en } =
+          p['x-docgate-stage'] === 'page'
+            ? PAGE_MEANINGS[main as keyof typeof PAGE_MEANINGS]
+            : p['x-docgate-stage'] === 'output'
+              ? OUTPUT_MEANINGS[main as keyof typeof OUTPUT_MEANINGS]
+              : e.meanings[main]!
         assert.ok(p.description.startsWith(`${ru} / ${en}. `), `${e.service}.${p.name}: ${p.description}`)
       }
     }

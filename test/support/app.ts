@@ -31,6 +31,10 @@ export interface TestResponse {
   readonly headers: Record<string, string | string[] | number | undefined>
   readonly body: string
   readonly json: any
+  /** The body's bytes (an Excel workbook). */
+  readonly raw: Buffer
+  /** Trailing headers (a CSV answer's `x-errors`). */
+  readonly trailers: Record<string, string | undefined>
 }
 
 export interface TestApp {
@@ -115,14 +119,21 @@ export async function startApp(fixture: readonly unknown[], options: StartOption
   await app.ready()
   const request: TestApp['request'] = async (method, path, headers = {}) => {
     const res = await app.inject({ method, url: path, headers })
-    checkAnswer(method, path, res.statusCode, res.body)
+    if (String(res.headers['content-type']).startsWith('application/json')) checkAnswer(method, path, res.statusCode, res.body)
     let json: unknown
     try {
       json = JSON.parse(res.body)
     } catch {
       json = undefined
     }
-    return { status: res.statusCode, headers: res.headers, body: res.body, json }
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: res.body,
+      json,
+      raw: res.rawPayload,
+      trailers: res.trailers as Record<string, string | undefined>,
+    }
   }
   const get = (path: string, headers: Record<string, string> = {}) => request('GET', path, headers)
   return {

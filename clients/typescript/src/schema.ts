@@ -748,6 +748,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Вложения";
             };
             header?: never;
             path?: never;
@@ -755,12 +761,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -772,6 +780,8 @@ export interface operations {
                         data: (components["schemas"]["Payment"] | components["schemas"]["PaymentFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -782,7 +792,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -852,6 +862,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Вложения" | "Товары" | "Услуги";
             };
             header?: never;
             path?: never;
@@ -859,12 +875,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -876,6 +894,8 @@ export interface operations {
                         data: (components["schemas"]["Receipt"] | components["schemas"]["ReceiptFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -886,7 +906,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -958,6 +978,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Товары";
             };
             header?: never;
             path?: never;
@@ -965,12 +991,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -982,6 +1010,8 @@ export interface operations {
                         data: (components["schemas"]["Order"] | components["schemas"]["OrderFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -992,7 +1022,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1064,6 +1094,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Вложения" | "Товары";
             };
             header?: never;
             path?: never;
@@ -1071,12 +1107,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -1088,6 +1126,8 @@ export interface operations {
                         data: (components["schemas"]["SupplierOrder"] | components["schemas"]["SupplierOrderFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1098,7 +1138,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1156,6 +1196,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Материалы";
             };
             header?: never;
             path?: never;
@@ -1163,12 +1209,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -1180,6 +1228,8 @@ export interface operations {
                         data: (components["schemas"]["Specification"] | components["schemas"]["SpecificationFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1190,7 +1240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1250,6 +1300,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Товары";
             };
             header?: never;
             path?: never;
@@ -1257,12 +1313,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -1274,6 +1332,8 @@ export interface operations {
                         data: (components["schemas"]["Transfer"] | components["schemas"]["TransferFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1284,7 +1344,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1338,6 +1398,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Продукция" | "Материалы";
             };
             header?: never;
             path?: never;
@@ -1345,12 +1411,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -1362,6 +1430,8 @@ export interface operations {
                         data: (components["schemas"]["ProductionOrder"] | components["schemas"]["ProductionOrderFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1372,7 +1442,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1428,6 +1498,12 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
+                /** @description С format=csv или xlsx: по строке на каждую строку этой табличной части, поля документа повторяются / With format=csv or xlsx: one line per row of this tabular part, the document's fields repeated. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                rows?: "Материалы";
             };
             header?: never;
             path?: never;
@@ -1435,12 +1511,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -1452,6 +1530,8 @@ export interface operations {
                         data: (components["schemas"]["Demand"] | components["schemas"]["DemandFull"])[];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1462,7 +1542,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1526,6 +1606,10 @@ export interface operations {
                 mgmt?: string;
                 /** @description Добавляет строку итогов / Adds the totals row. Option; true when the value is one of 1, true, yes, да (any case). */
                 totals?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
             };
             header?: never;
             path?: never;
@@ -1533,12 +1617,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1546,6 +1632,8 @@ export interface operations {
                         data: components["schemas"]["CashflowLine"][];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1555,6 +1643,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A `fields`, `format` or `rows` value that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
             401: {
@@ -1601,6 +1698,10 @@ export interface operations {
                 supplier?: string;
                 /** @description Отбор по признаку услуги; любое другое заданное значение означает ложь / Filter by the service flag; any other given value means false. Database filter; true when one of 1, true, да (any case). */
                 service?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
             };
             header?: never;
             path?: never;
@@ -1608,12 +1709,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1621,6 +1724,8 @@ export interface operations {
                         data: components["schemas"]["MaterialNode"][];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1630,6 +1735,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A `fields`, `format` or `rows` value that cannot be followed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description Missing or invalid credentials, or the method is not granted */
             401: {
@@ -1672,6 +1786,10 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                fields?: string;
+                /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
+                format?: "json" | "csv" | "xlsx";
             };
             header?: never;
             path?: never;
@@ -1679,12 +1797,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200) */
+            /** @description The envelope: `data` and the in-band problems in `errors` (status stays 200). With `fields`, items hold only the chosen fields; as CSV (`format=csv` or `Accept: text/csv`) the `errors` follow the body in the `X-Errors` trailer, as Excel on the sheet `errors` */
             200: {
                 headers: {
                     "Access-Control-Allow-Origin"?: "*";
                     /** @description Strong tag of the answer (store generation, request, day); send it back in If-None-Match */
                     ETag?: string;
+                    /** @description As CSV, a trailer after the body: the answer's `errors` as percent-encoded JSON */
+                    "X-Errors"?: string;
                     /** @description With `limit`, while more rows remain: `<URL of the next page>; rel="next"` */
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
@@ -1696,6 +1816,8 @@ export interface operations {
                         data: components["schemas"]["Warehouse"][];
                         errors: components["schemas"]["Errors"];
                     };
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
                 };
             };
             /** @description If-None-Match names the answer's tag: the store has not changed since */
@@ -1706,7 +1828,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;

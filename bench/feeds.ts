@@ -1,0 +1,73 @@
+// `npm run bench:feeds`: the memory of a big CSV or Excel answer. `docgate serve` on a
+// `docgate demo --scale N` store (bench/scale/store.ts builds or reuses it) answers, one at a
+// time, the customer orders' full forms with one line per goods row (at scale 100 about
+// 150,000 lines) as JSON, CSV and XLSX, and the same kept to three fields; the server's
+// resident memory is sampled every 20 ms while each streams to a reader that drops it.
+// Printed: lines, bytes, seconds and the server's peak RSS per request, and its RSS before.
+// Environment: BENCH_SCALE (default 100), BENCH_DB (a store to use as it is).
+import { request } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { BENCH_AUTH, ROOT } from './harness.js'
+import { startPinned, stop } from './scale/processes.js'
+import { sqliteStore } from './scale/store.js'
+
+const scale = Number(process.env.BENCH_SCALE ?? 100)
+const q = (s: string) => encodeURIComponent(s)
+const CASES = [
+  { name: 'orders full, JSON', path: '/main/hs/orders/get?full=true' },
+  { name: 'orders full, CSV, a line per goods row', path: `/main/hs/orders/get?full=true&format=csv&rows=${q('Товары')}` },
+  { name: 'orders full, XLSX, a line per goods row', path: `/main/hs/orders/get?full=true&format=xlsx&rows=${q('Товары')}` },
+  {
+    name: 'orders full, CSV, 3 fields, a line per goods row',
+    path: `/main/hs/orders/get?full=true&format=csv&rows=${q('Товары')}&fields=${q('Номер,Дата,Товары.Количество')}`,
+  },
+  { name: 'orders full, JSON, 3 fields', path: `/main/hs/orders/get?full=true&fields=${q('Номер,Дата,Товары.Количество')}` },
+]
+
+const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+
+/** Reads the answer to its end, counting its bytes and its line ends. */
+function drain(url: string): Promise<{ status: number; bytes: number; lines: number | undefined }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { authorization: BENCH_AUTH } }, (res) => {
+      let bytes = 0
+      let lines = 0
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++
+      })
+      // Lines of a CSV answer, its header aside; other formats are not counted in lines.
+      const csv = String(res.headers['content-type']).startsWith('text/csv')
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, lines: csv ? lines - 1 : undefined }))
+      res.on('error', reject)
+    })
+      .on('error', reject)
+      .end()
+  })
+}
+
+const db = process.env.BENCH_DB ?? (await sqliteStore(ROOT, scale, 60 * 60_000))
+const server = await startPinned(
+  1,
+  ['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', '--answer-cache', '0'],
+  ROOT,
+)
+try {
+  const pid = server.child.pid!
+  console.log(`docgate serve on ${db} (scale ${scale}), answer cache off; RSS before: ${Math.round(rssKb(pid) / 1024)} MB`)
+  console.log('request | status | lines | bytes | seconds | server peak RSS')
+  for (const c of CASES) {
+    let peak = rssKb(pid)
+    const timer = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 20)
+    const start = performance.now()
+    const got = await drain(server.url + c.path)
+    const seconds = (performance.now() - start) / 1000
+    clearInterval(timer)
+    const mb = (n: number) => (n / 2 ** 20).toFixed(1)
+    console.log(
+      `${c.name} | ${got.status} | ${got.lines ?? '—'} | ${mb(got.bytes)} MB | ${seconds.toFixed(1)} | ${Math.round(peak / 1024)} MB`,
+    )
+  }
+} finally {
+  await stop(server.child)
+}

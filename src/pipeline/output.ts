@@ -1,0 +1,286 @@
+// An answer in the shape a request asked for (endpoints/fields.ts): the envelope the
+// pipeline prints is read back item by item as it streams, each `data` item kept to the
+// chosen fields, and written again as JSON, CSV or an Excel workbook. Memory holds one item
+// (and the writer's buffers), whatever the answer's size.
+import { StringDecoder } from 'node:string_decoder'
+import { PassThrough } from 'node:stream'
+import { stringify } from 'csv-stringify/sync'
+import ExcelJS from 'exceljs'
+import { getManyValues, isMany, none } from 'stream-chain/defs.js'
+import Assembler from 'stream-json/core/assembler.js'
+import { jsonParser } from 'stream-json/core/parser.js'
+import type { Token } from 'stream-json/core/parser.js'
+import type { Column, Field, OutputRequest } from '../endpoints/fields.js'
+import { PARENT, columnsOf } from '../endpoints/fields.js'
+
+type Body = Buffer | AsyncIterable<Buffer>
+type Item = Record<string, unknown>
+
+export interface Reshaping {
+  /** The fields of the answer's items (endpoints/fields.ts `itemFields`). */
+  readonly fields: readonly Field[]
+  /** A tree's children member: the tree's nodes are lines of their own in CSV and Excel. */
+  readonly children?: string
+  /** Told the answer's `errors` once it has ended (CSV sends them after its body). */
+  readonly errors?: (errors: readonly string[]) => void
+}
+
+/** The top-level members of an envelope other than `data` (`errors`, …), in their order. */
+type Rest = Map<string, unknown>
+
+/** The `data` items of an envelope, one at a time as its bytes arrive; the other members into `rest`. */
+async function* dataItems(body: Body, rest: Rest): AsyncGenerator<unknown> {
+  const parse = jsonParser({ packValues: true, streamValues: false })
+  const decoder = new StringDecoder('utf8')
+  let depth = 0
+  let key = ''
+  let inData = false
+  let asm: Assembler | undefined
+  function* take(out: unknown): Generator<unknown> {
+    const tokens = isMany(out) ? (getManyValues(out) as Token[]) : out === none || out === undefined ? [] : [out as Token]
+    for (const t of tokens) {
+      if (asm !== undefined) {
+        asm.consume(t)
+        if (!asm.done) continue
+        const value = asm.current
+        asm = undefined
+        if (inData) yield value
+        else rest.set(key, value)
+        continue
+      }
+      if (t.name === 'startObject' && depth === 0) depth = 1
+      else if (t.name === 'keyValue' && depth === 1) key = t.value
+      else if (t.name === 'startArray' && depth === 1 && key === 'data') {
+        inData = true
+        depth = 2
+      } else if (t.name === 'endArray' && inData) {
+        inData = false
+        depth = 1
+      } else if (t.name === 'endObject' && depth === 1) depth = 0
+      else {
+        asm = new Assembler()
+        asm.consume(t)
+        if (asm.done) {
+          const value = asm.current
+          asm = undefined
+          if (inData) yield value
+          else rest.set(key, value)
+        }
+      }
+    }
+  }
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) yield* take(parse(decoder.write(chunk)))
+  yield* take(parse(decoder.end()))
+  // The parser is told the text has ended (stream-chain's `none`), which its type does not spell.
+  yield* take(parse(none as unknown as string))
+}
+
+/** The selection `fields` makes: for each kept key, all of it (true) or a selection within it. */
+type Selection = Map<string, Selection | true>
+
+function selectionOf(paths: readonly (readonly string[])[]): Selection {
+  const root: Selection = new Map()
+  for (const path of paths) {
+    let at = root
+    for (const [i, name] of path.entries()) {
+      const known = at.get(name)
+      if (known === true) break
+      if (i === path.length - 1) {
+        at.set(name, true)
+        break
+      }
+      const inner: Selection = known ?? new Map()
+      at.set(name, inner)
+      at = inner
+    }
+  }
+  return root
+}
+
+/** A value kept to a selection: an object's kept keys in its own order; an array's rows each kept. */
+function kept(value: unknown, sel: Selection, children?: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => kept(v, sel, children))
+  if (value === null || typeof value !== 'object') return value
+  const out: Item = {}
+  for (const [k, v] of Object.entries(value)) {
+    const s = sel.get(k)
+    if (s === true) out[k] = v
+    else if (s !== undefined) out[k] = kept(v, s)
+    // A tree stays a tree: a group's children are kept to the same selection.
+    else if (k === children) out[k] = kept(v, sel, children)
+  }
+  return out
+}
+
+/** The lines of CSV and Excel an item gives: a tree's nodes depth first, each with its parent's code; under `rows`, one per row of the part. */
+function* linesOf(item: Item, out: OutputRequest, children: string | undefined, parent = ''): Generator<{ item: Item; row?: Item }> {
+  if (children !== undefined) {
+    const { [children]: kids, ...node } = item
+    yield { item: { ...node, [PARENT]: parent } }
+    if (Array.isArray(kids)) for (const kid of kids) yield* linesOf(kid as Item, out, children, String(node.Код ?? ''))
+    return
+  }
+  const part = out.rows === undefined ? undefined : item[out.rows]
+  if (!Array.isArray(part) || part.length === 0) {
+    yield { item }
+    return
+  }
+  for (const row of part) yield { item, row: row as Item }
+}
+
+/** A column's value on a line: a scalar as it is; an object or array (not spread into columns) as its JSON text. */
+function cell(line: { item: Item; row?: Item }, column: Column, rows: string | undefined): unknown {
+  const [first, ...path] = column.path
+  let value: unknown = rows !== undefined && first === rows ? line.row : line.item[first!]
+  for (const [i, name] of path.entries()) {
+    if (Array.isArray(value)) {
+      const inner = path.slice(i)
+      value = value.map((v) => inner.reduce<unknown>((o, n) => (o !== null && typeof o === 'object' ? (o as Item)[n] : undefined), v))
+      break
+    }
+    value = value !== null && typeof value === 'object' ? (value as Item)[name] : undefined
+  }
+  if (value === undefined || value === null) return null
+  return typeof value === 'object' ? JSON.stringify(value) : value
+}
+
+const BOM = '\ufeff'
+const CSV_OPTIONS = { record_delimiter: '\r\n', cast: { boolean: (v: boolean) => (v ? 'true' : 'false') } } as const
+/** CSV lines stringified at a time (one call each; one line per call costs more than the lines). */
+const CSV_BATCH = 500
+
+/** The answer in the asked shape: JSON kept to `fields`, CSV or an Excel workbook. */
+export function reshaped(body: Body, out: OutputRequest, how: Reshaping): AsyncGenerator<Buffer> {
+  const rest: Rest = new Map()
+  const items = dataItems(body, rest)
+  const sel = out.fields ? selectionOf(out.fields) : undefined
+  const shaped = async function* (): AsyncGenerator<Item> {
+    for await (const item of items) yield (sel ? kept(item, sel, how.children) : item) as Item
+  }
+  const errorsOf = () => (Array.isArray(rest.get('errors')) ? (rest.get('errors') as string[]) : [])
+  if (out.format === 'json') return asJson(shaped(), rest)
+  const columns = columnsOf(how.fields, out)
+  const lines = async function* () {
+    for await (const item of shaped()) yield* linesOf(item, out, how.children)
+  }
+  if (out.format === 'csv') return asCsv(lines(), columns, out, () => how.errors?.(errorsOf()))
+  return asXlsx(lines(), columns, out, errorsOf)
+}
+
+async function* asJson(items: AsyncIterable<Item>, rest: Rest): AsyncGenerator<Buffer> {
+  let parts: string[] = ['{"data":[']
+  let n = 0
+  for await (const item of items) {
+    parts.push(n++ > 0 ? `,${JSON.stringify(item)}` : JSON.stringify(item))
+    if (parts.length >= CSV_BATCH) {
+      yield Buffer.from(parts.join(''))
+      parts = []
+    }
+  }
+  parts.push(']')
+  for (const [k, v] of rest) parts.push(`,${JSON.stringify(k)}:${JSON.stringify(v)}`)
+  parts.push('}')
+  yield Buffer.from(parts.join(''))
+}
+
+async function* asCsv(
+  lines: AsyncIterable<{ item: Item; row?: Item }>,
+  columns: readonly Column[],
+  out: OutputRequest,
+  ended: () => void,
+): AsyncGenerator<Buffer> {
+  yield Buffer.from(BOM + stringify([columns.map((c) => c.title)], CSV_OPTIONS))
+  let batch: unknown[][] = []
+  for await (const line of lines) {
+    batch.push(columns.map((c) => cell(line, c, out.rows)))
+    if (batch.length >= CSV_BATCH) {
+      yield Buffer.from(stringify(batch, CSV_OPTIONS))
+      batch = []
+    }
+  }
+  if (batch.length > 0) yield Buffer.from(stringify(batch, CSV_OPTIONS))
+  ended()
+}
+
+/** `ДД.ММ.ГГГГ` as the date it names (an Excel date cell), or null when empty. */
+function day(value: unknown): Date | null {
+  const m = typeof value === 'string' ? /^(\d{2})\.(\d{2})\.(\d{4})$/.exec(value) : null
+  return m ? new Date(Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1]))) : null
+}
+
+/** Lines whose widths fit the columns: the widest of the header and these first lines. */
+const FIT_LINES = 1000
+const WIDTH = { min: 6, max: 60 }
+
+async function* asXlsx(
+  lines: AsyncIterable<{ item: Item; row?: Item }>,
+  columns: readonly Column[],
+  out: OutputRequest,
+  errors: () => readonly string[],
+): AsyncGenerator<Buffer> {
+  const sink = new PassThrough()
+  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false })
+  const write = async () => {
+    const sheet = book.addWorksheet('data', { views: [{ state: 'frozen', ySplit: 1 }] })
+    const iterator = lines[Symbol.asyncIterator]()
+    // Widths are fitted to the first lines: a streamed sheet fixes its columns before its rows.
+    const first: unknown[][] = []
+    for (let next = await iterator.next(); ; next = await iterator.next()) {
+      if (next.done) break
+      first.push(values(next.value))
+      if (first.length >= FIT_LINES) break
+    }
+    sheet.columns = columns.map((c, i) => ({
+      header: c.title,
+      key: String(i),
+      width: Math.min(WIDTH.max, Math.max(WIDTH.min, c.title.length + 2, ...first.map((v) => text(v[i]).length + 2))),
+      ...(c.kind === 'day' ? { style: { numFmt: 'dd.mm.yyyy' } } : {}),
+    }))
+    sheet.getRow(1).font = { bold: true }
+    sheet.getRow(1).commit()
+    for (const v of first) await added(sheet, v)
+    if (first.length >= FIT_LINES)
+      for (let next = await iterator.next(); !next.done && !sink.destroyed; next = await iterator.next())
+        await added(sheet, values(next.value))
+    if (sink.destroyed) {
+      await iterator.return?.()
+      return
+    }
+    sheet.commit()
+    // The answer's `errors`, which JSON carries beside `data`, on a sheet of their own.
+    const issues = book.addWorksheet('errors')
+    issues.columns = [{ header: 'error', key: 'error', width: 100 }]
+    for (const e of errors()) issues.addRow({ error: e }).commit()
+    issues.commit()
+    await book.commit()
+  }
+  const values = (line: { item: Item; row?: Item }): unknown[] =>
+    columns.map((c) => {
+      const v = cell(line, c, out.rows)
+      return c.kind === 'day' ? day(v) : v
+    })
+  const text = (v: unknown): string => (v === null || v === undefined ? '' : v instanceof Date ? '00.00.0000' : String(v))
+  // The workbook is written as the consumer reads it: a row waits while the sink is full.
+  const added = async (sheet: ExcelJS.Worksheet, v: unknown[]) => {
+    sheet.addRow(v).commit()
+    if (sink.writableNeedDrain && !sink.destroyed)
+      await new Promise<void>((resolve) => {
+        const go = () => {
+          sink.off('drain', go).off('close', go)
+          resolve()
+        }
+        sink.once('drain', go).once('close', go)
+      })
+  }
+  const done = write().then(
+    () => undefined,
+    (err: unknown) => sink.destroy(err instanceof Error ? err : new Error(String(err))),
+  )
+  try {
+    for await (const chunk of sink) yield chunk as Buffer
+    await done
+  } finally {
+    // A reader that stopped early (a client gone) stops the writing too.
+    sink.destroy()
+  }
+}
