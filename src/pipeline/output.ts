@@ -4,6 +4,7 @@
 // (and the writer's buffers), whatever the answer's size.
 import { StringDecoder } from 'node:string_decoder'
 import { PassThrough } from 'node:stream'
+import { setImmediate } from 'node:timers/promises'
 import { stringify } from 'csv-stringify/sync'
 import ExcelJS from 'exceljs'
 import { getManyValues, isMany, none } from 'stream-chain/defs.js'
@@ -210,6 +211,8 @@ function day(value: unknown): Date | null {
 
 /** Lines whose widths fit the columns: the widest of the header and these first lines. */
 const FIT_LINES = 1000
+/** Lines written between two turns of the event loop. */
+const YIELD_LINES = 200
 const WIDTH = { min: 6, max: 60 }
 
 async function* asXlsx(
@@ -261,8 +264,12 @@ async function* asXlsx(
     })
   const text = (v: unknown): string => (v === null || v === undefined ? '' : v instanceof Date ? '00.00.0000' : String(v))
   // The workbook is written as the consumer reads it: a row waits while the sink is full.
+  let count = 0
   const added = async (sheet: ExcelJS.Worksheet, v: unknown[]) => {
     sheet.addRow(v).commit()
+    // The zip is deflated on libuv's threads: its output arrives only when the event loop
+    // turns, which reads from the store (synchronous on SQLite) would otherwise never let it.
+    if (++count % YIELD_LINES === 0) await setImmediate()
     if (sink.writableNeedDrain && !sink.destroyed)
       await new Promise<void>((resolve) => {
         const go = () => {
