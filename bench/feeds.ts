@@ -48,7 +48,20 @@ function drain(url: string): Promise<{ status: number; bytes: number; lines: num
 
 const db = process.env.BENCH_DB ?? (await sqliteStore(ROOT, scale, 60 * 60_000))
 // A big workbook takes longer than the default time limit of a request.
-const serveArgs = ['bin/docgate.js', 'serve', '--db', db, '--port', '0', '--access-log', 'off', '--answer-cache', '0', '--request-timeout', '0']
+const serveArgs = [
+  'bin/docgate.js',
+  'serve',
+  '--db',
+  db,
+  '--port',
+  '0',
+  '--access-log',
+  'off',
+  '--answer-cache',
+  '0',
+  '--request-timeout',
+  '0',
+]
 console.log(`docgate serve on ${db} (scale ${scale}), answer cache off, no time limit; a fresh server per request`)
 console.log('request | status | lines | bytes | seconds | server RSS before | peak | growth')
 const mb = (kb: number) => `${Math.round(kb / 1024)} MB`

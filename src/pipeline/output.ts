@@ -15,6 +15,9 @@ import type { Column, Field, OutputRequest } from '../endpoints/fields.js'
 import { PARENT, columnsOf } from '../endpoints/fields.js'
 
 type Body = Buffer | AsyncIterable<Buffer>
+
+/** Bytes of the answer tokenized at a time. */
+const PARSE_SLICE = 16 * 1024
 type Item = Record<string, unknown>
 
 export interface Reshaping {
@@ -70,7 +73,9 @@ async function* dataItems(body: Body, rest: Rest): AsyncGenerator<unknown> {
       }
     }
   }
-  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) yield* take(parse(decoder.write(chunk)))
+  // The parser returns a chunk's tokens at once: fed a slice at a time, they stay few.
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body)
+    for (let at = 0; at < chunk.length; at += PARSE_SLICE) yield* take(parse(decoder.write(chunk.subarray(at, at + PARSE_SLICE))))
   yield* take(parse(decoder.end()))
   // The parser is told the text has ended (stream-chain's `none`), which its type does not spell.
   yield* take(parse(none as unknown as string))
@@ -212,7 +217,7 @@ function day(value: unknown): Date | null {
 /** Lines whose widths fit the columns: the widest of the header and these first lines. */
 const FIT_LINES = 1000
 /** Lines written between two turns of the event loop. */
-const YIELD_LINES = 200
+const YIELD_LINES = 20
 const WIDTH = { min: 6, max: 60 }
 
 async function* asXlsx(
