@@ -15,6 +15,8 @@ export interface Answer {
   /** The body's `Content-Encoding` (none: identity). */
   readonly contentEncoding?: string
   readonly body: Buffer
+  /** The `Link` header of a page (`limit`). */
+  readonly link?: string
 }
 
 /** GET without Accept-Encoding unless `headers` name one, as wrk sends it: the bytes wrk receives. */
@@ -30,6 +32,7 @@ function get(url: string, headers: Readonly<Record<string, string>>, timeoutMs =
           cors: res.headers['access-control-allow-origin'] !== undefined,
           ...(res.headers['content-encoding'] ? { contentEncoding: res.headers['content-encoding'] } : {}),
           body: Buffer.concat(chunks),
+          ...(res.headers.link ? { link: String(res.headers.link) } : {}),
         }),
       )
       res.on('error', reject)
@@ -111,7 +114,7 @@ async function representative(base: string, headers: Readonly<Record<string, str
   return sizes[4]!.path
 }
 
-/** The nine requests, from what the server at `base` holds. */
+/** The requests, from what the server at `base` holds. */
 export async function buildCases(base: string, headers: Readonly<Record<string, string>>): Promise<Case[]> {
   const payments = (
     JSON.parse((await getOk(`${base}/main/hs/payments/get`, headers)).body.toString()) as { data: Record<string, unknown>[] }
@@ -129,6 +132,9 @@ export async function buildCases(base: string, headers: Readonly<Record<string, 
   const fixedFrom = expense.first + Math.floor((expense.last - expense.first - PERIOD_WIDTH) / 2)
   const fixed = periodQuery(fixedFrom, PERIOD_WIDTH)
   const paymentsRandom = randomPeriod('/main/hs/payments/get?', expense)
+  // A page deep in the list: the cursor after its first 10,000 rows (a cursor holds for any limit).
+  const deep = (await getOk(`${base}/main/hs/payments/get?limit=10000`, headers)).link
+  const cursor = deep === undefined ? undefined : new URL(/<([^>]+)>/.exec(deep)![1]!, base).searchParams.get('cursor')
   const ordersRandom = randomPeriod('/main/hs/orders/get?full=true&', rangeOf(orders, 'Дата'))
 
   return [
@@ -174,5 +180,17 @@ export async function buildCases(base: string, headers: Readonly<Record<string, 
       target: 0.1,
     },
     { name: 'materials (whole tree)', path: '/main/hs/materials/get', before: '0.024', target: 0.2 },
+    // Pages (`limit`, `cursor`): the first page of a list, and one after 10,000 rows.
+    { name: 'payments?limit=100', path: '/main/hs/payments/get?limit=100', before: '–', target: 0.1 },
+    ...(cursor
+      ? [
+          {
+            name: 'payments?limit=100 after 10,000 rows',
+            path: `/main/hs/payments/get?limit=100&cursor=${cursor}`,
+            before: '–',
+            target: 0.1,
+          },
+        ]
+      : []),
   ]
 }
