@@ -218,11 +218,7 @@ export const specifications: ListEndpoint = {
     if (needle === undefined) return where
     const rows = await readMatchingMaterials(ctx.sql, needle)
     readRows.set(ctx, rows)
-    const refs: Condition = {
-      kind: 'sql',
-      text: ctx.sql.dialect.inJsonList('api_specifications.ref'),
-      params: [JSON.stringify([...rows.keys()])],
-    }
+    const refs: Condition = { kind: 'sql', ...ctx.sql.dialect.inList('api_specifications.ref', [...rows.keys()]) }
     return where.map((c) => (throughIndex.has(c) ? refs : c))
   },
   // НоменклатурнаяГруппа of a row is the group of the row's nomenclature.

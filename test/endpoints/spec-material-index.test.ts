@@ -80,6 +80,24 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await codes(app, `material=${q('болт')}&name=${q('ферм')}`), ['С-005'])
     })
 
+    it('selects by the list of refs read, given as one parameter, quotes and backslashes kept', async () => {
+      const d = app.sql.dialect
+      const list = d.inList('ref', [uuid('sp-beam'), 'a"b\\c', uuid('sp-truss')])
+      assert.deepEqual(
+        list.params,
+        d.name === 'sqlite'
+          ? [`["${uuid('sp-beam')}","a\\"b\\\\c","${uuid('sp-truss')}"]`]
+          : [`{"${uuid('sp-beam')}","a\\"b\\\\c","${uuid('sp-truss')}"}`],
+      )
+      const found = await app.sql.all<{ code: string }>(`SELECT code FROM api_specifications WHERE ${list.text} ORDER BY code`, list.params)
+      assert.deepEqual(
+        found.map((r) => r.code),
+        ['С-005', 'С-009'],
+      )
+      const none = d.inList('ref', [])
+      assert.deepEqual(await app.sql.all(`SELECT code FROM api_specifications WHERE ${none.text}`, none.params), [])
+    })
+
     it('follows an import that changes a materials row, and one that renames its item', async () => {
       // С-002's cable row becomes a bolt row; С-010 gets a cable row beside its sheet.
       const report = await app.importMore([
