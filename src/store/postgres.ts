@@ -71,7 +71,8 @@ export const postgresDialect: Dialect = {
   inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,
   // An array the planner sees whole: it knows how many values it holds and tests them by a
   // hash in one pass over the table, where an IN over a set-returning function is guessed at
-  // 100 rows and probes the key index once per value (twice the time for 5,000 values).
+  // a fixed row count and probes the key index once per value (docs/perf/designs.md "The
+  // matching rows read first").
   inList: (column, values) => ({
     text: `${column} = ANY(?::text[])`,
     params: [`{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`],
