@@ -128,6 +128,14 @@ export interface ListEndpoint extends Declared {
    * through the index of its rows), and its forms read best for the whole list at once.
    */
   readonly onePage?: (ctx: RequestContext) => boolean
+  /**
+   * A read made before the selection when what it reads both selects the rows and is what
+   * their built full forms print (specifications' `material`: the matching ready rows first,
+   * then the specifications that hold them, by their refs), so nothing is looked up twice.
+   * Given the request's conditions, it returns them with its own replaced; what it read
+   * stays with `ctx` for `fullPage`. Run only where the full forms are built for the request.
+   */
+  readonly readFirst?: (ctx: RequestContext, where: readonly Condition[]) => Promise<readonly Condition[]>
   /** Dependencies of the full form beyond the source's own columns and tabular parts (views/rebuild.ts). */
   readonly fullTraces?: readonly FullTrace[]
 }

@@ -37,6 +37,7 @@ import {
 } from './shared/spec-materials.js'
 import type { JoinedMaterials, RowFilter } from './shared/spec-materials.js'
 import { refsOf } from '../store/by-owner.js'
+import type { ByOwner } from '../store/by-owner.js'
 import { ROW_SEPARATOR, SPEC_MATERIAL_ROWS } from './shared/spec-material-rows.js'
 import { shortOf, tryPart } from './shared/tabular.js'
 import { orEmpty } from './shared/row.js'
@@ -57,6 +58,19 @@ const indexedMaterial = (ctx: Pick<RequestContext, 'options' | 'values'>): strin
   ctx.options.full === true || ctx.values.has('ngroup') ? undefined : materialNeedle(ctx.values.get('material'))
 
 /**
+ * `material` alone, not narrowed by other filters: its needle, when the matching ready rows
+ * are read before the selection (`readFirst`), which then selects their specifications by
+ * ref instead of looking the rows up again inside the selection.
+ */
+const readsFirst = (ctx: Pick<RequestContext, 'options' | 'values'>): string | undefined =>
+  NARROWING.some((k) => ctx.values.has(k)) ? undefined : indexedMaterial(ctx)
+
+/** The conditions through the index that `readFirst` replaces by the refs it read. */
+const throughIndex = new WeakSet<Condition>()
+/** What `readFirst` read for a request, for its `fullPage`. */
+const readRows = new WeakMap<RequestContext, ReadonlyMap<string, JoinedMaterials>>()
+
+/**
  * Rule 6: the selection made by `material` or `ngroup` (whichever `own` is). One of them
  * alone (or each with `full`) is "some row's text contains it", tested on the rows' joined
  * texts; without `full`, both together need one row matching both, which those texts
@@ -64,7 +78,11 @@ const indexedMaterial = (ctx: Pick<RequestContext, 'options' | 'values'>): strin
  */
 function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamContext): Condition | undefined {
   const needle = own === 'material' ? indexedMaterial(ctx) : undefined
-  if (needle !== undefined) return holdsMaterial(ctx.dialect, needle)
+  if (needle !== undefined) {
+    const held = holdsMaterial(ctx.dialect, needle)
+    throughIndex.add(held)
+    return held
+  }
   const both = ctx.options.full !== true && ctx.values.has('material') && ctx.values.has('ngroup')
   // Without `full`, `material` emits the one joined-row condition for both.
   if (both && own === 'ngroup') return undefined
@@ -193,6 +211,16 @@ export const specifications: ListEndpoint = {
   // The index names the matching rows of the whole list at once: read in one statement, not
   // one per page of 500 (each would look them up again).
   onePage: (ctx) => indexedMaterial(ctx) !== undefined,
+  // The matching rows through the index, once: their refs select the list (a JSON parameter,
+  // not the index's lookup inside the selection) and the same rows print its Материалы.
+  readFirst: async (ctx, where) => {
+    const needle = readsFirst(ctx)
+    if (needle === undefined) return where
+    const rows = await readMatchingMaterials(ctx.sql, needle)
+    readRows.set(ctx, rows)
+    const refs: Condition = { kind: 'sql', ...ctx.sql.dialect.inList('api_specifications.ref', [...rows.keys()]) }
+    return where.map((c) => (throughIndex.has(c) ? refs : c))
+  },
   // НоменклатурнаяГруппа of a row is the group of the row's nomenclature.
   fullTraces: [
     {
@@ -208,14 +236,16 @@ export const specifications: ListEndpoint = {
     // The import's form (all rows, the stored full form) stays a value built from the rows,
     // as full-forms.ts `readyForm` stores values.
     if (ctx.options.full !== true) {
-      // `material` alone selects the specifications of the index's matching rows: those rows,
-      // read once for the whole list. Narrowed by other filters (or beyond the index): each
-      // page's own rows, tested.
-      const needle = indexedMaterial(ctx)
-      const joined =
-        needle !== undefined && !NARROWING.some((k) => ctx.values.has(k))
-          ? await readMatchingMaterials(ctx.sql, needle)
-          : await readJoinedMaterials(ctx.sql, refsOf(rows), ctx.values.get('material'), ctx.values.get('ngroup'))
+      // `material` alone: the rows `readFirst` read for the whole list. Narrowed by other
+      // filters (or beyond the index): each page's own rows, tested.
+      const needle = readsFirst(ctx)
+      const first = needle === undefined ? undefined : (readRows.get(ctx) ?? (await readMatchingMaterials(ctx.sql, needle)))
+      const joined: ByOwner<JoinedMaterials> = first
+        ? (ref) => {
+            const found = first.get(ref)
+            return found ? [found] : []
+          }
+        : await readJoinedMaterials(ctx.sql, refsOf(rows), ctx.values.get('material'), ctx.values.get('ngroup'))
       return (row) => {
         let found: JoinedMaterials | undefined
         try {

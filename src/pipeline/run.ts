@@ -133,7 +133,8 @@ async function listAnswer(
   { sql, rows: counted, signal, page: told }: RunOptions,
   loopOnly: boolean,
 ): Promise<Body | null> {
-  const { req, ctx, full, stored, built, plan, postFilters, range } = decided
+  const { req, ctx, full, stored, built, postFilters, range } = decided
+  const plan = built && ep.readFirst ? { ...decided.plan, where: await ep.readFirst(ctx, decided.plan.where) } : decided.plan
   const keys = plan.orderBy.map((k) => k.column)
   // Rows read for forms built here (or filtered here), a page at a time unless the endpoint says one.
   const rowsPage = built && ep.onePage?.(ctx) === true ? ONE_PAGE : PAGE

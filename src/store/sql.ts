@@ -31,6 +31,11 @@ export interface Dialect {
   /** True when `column` is in any of the one-column (`ref`) `tables`, in the form the engine runs as lookups. */
   inAny(column: string, tables: readonly string[]): string
   /**
+   * True when `column` is one of `values` (a list read before the statement), given as one
+   * parameter in the form the engine reads as a list.
+   */
+  inList(column: string, values: readonly string[]): { readonly text: string; readonly params: SqlValue[] }
+  /**
    * Where the engine compresses large values on its own: `stored` names the `whole` columns
    * (schema.ts) of table `?` that are kept uncompressed already, `keep` makes one so for the
    * rows written from then on. Absent where nothing is compressed (SQLite).

@@ -3,7 +3,7 @@
 // transaction that changes a row or what it prints, read by `material` without `full`.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { specsWithMaterial } from '../../src/endpoints/shared/spec-materials.js'
+import { readMatchingMaterials, specsWithMaterial } from '../../src/endpoints/shared/spec-materials.js'
 import { SPEC_MATERIAL_ROWS } from '../../src/endpoints/shared/spec-material-rows.js'
 import { missingTrigramIndexes } from '../../src/store/trigram.js'
 import { productionFixture } from '../fixtures/production.js'
@@ -48,6 +48,54 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await specsWithMaterial(app.sql, 'провод'), [])
       // A needle spanning a code and a name is not a lookup of the index.
       await assert.rejects(specsWithMaterial(app.sql, '0001\nкабель'), RangeError)
+    })
+
+    it('reads the matching rows first, by specification: their refs are what the list selects', async () => {
+      const read = await readMatchingMaterials(app.sql, 'болт')
+      // Each specification's shares of СуммаМатериалов, of its bolt rows only, in line order:
+      // С-005's sheet row is not among them; the deleted С-007 is read, and the list leaves it out.
+      const tens = (n: number) => Array.from({ length: n }, (_, i) => (i + 1) * 10).join(',')
+      assert.deepEqual(
+        new Map([...read].map(([ref, joined]) => [ref, joined.parts?.toString('utf8')])),
+        new Map([
+          [uuid('sp-archive'), '10'],
+          [uuid('sp-bracket'), tens(5)],
+          [uuid('sp-truss'), tens(10)],
+          [uuid('sp-trestle'), tens(21)],
+          [uuid('sp-beam'), '0.1,0.2'],
+        ]),
+      )
+      const beam = JSON.parse(`[${read.get(uuid('sp-beam'))!.list!.toString('utf8')}]`)
+      assert.deepEqual(
+        beam.map((r: { Код: string; Сумма: number }) => [r.Код, r.Сумма]),
+        [
+          ['М-0004', 0.1],
+          ['М-0004', 0.2],
+        ],
+      )
+      assert.deepEqual(await readMatchingMaterials(app.sql, 'провод'), new Map())
+      // The same specifications as the list, in its order (Наименование, case-insensitive).
+      assert.deepEqual(await codes(app, `material=${q('болт')}`), ['С-009', 'С-004', 'С-005', 'С-006'])
+      // Narrowed by a name, the list selects through the index in the statement instead.
+      assert.deepEqual(await codes(app, `material=${q('болт')}&name=${q('ферм')}`), ['С-005'])
+    })
+
+    it('selects by the list of refs read, given as one parameter, quotes and backslashes kept', async () => {
+      const d = app.sql.dialect
+      const list = d.inList('ref', [uuid('sp-beam'), 'a"b\\c', uuid('sp-truss')])
+      assert.deepEqual(
+        list.params,
+        d.name === 'sqlite'
+          ? [`["${uuid('sp-beam')}","a\\"b\\\\c","${uuid('sp-truss')}"]`]
+          : [`{"${uuid('sp-beam')}","a\\"b\\\\c","${uuid('sp-truss')}"}`],
+      )
+      const found = await app.sql.all<{ code: string }>(`SELECT code FROM api_specifications WHERE ${list.text} ORDER BY code`, list.params)
+      assert.deepEqual(
+        found.map((r) => r.code),
+        ['С-005', 'С-009'],
+      )
+      const none = d.inList('ref', [])
+      assert.deepEqual(await app.sql.all(`SELECT code FROM api_specifications WHERE ${none.text}`, none.params), [])
     })
 
     it('follows an import that changes a materials row, and one that renames its item', async () => {

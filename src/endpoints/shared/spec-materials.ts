@@ -212,29 +212,18 @@ export function readJoinedMaterials(
 
 /**
  * Every ready row whose code or name holds `needle` (materialNeedle), joined per
- * specification in line order as readJoinedMaterials joins them: one statement through
- * the index for a whole list, instead of a read of every row of its specifications.
+ * specification in line order as readJoinedMaterials joins them, by the specification's ref:
+ * one statement through the index for a whole list, whose keys are also the specifications
+ * it selects (specifications.ts `readFirst`).
  */
-export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ByOwner<JoinedMaterials>> {
+export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ReadonlyMap<string, JoinedMaterials>> {
   const d = sql.dialect
   const rows = rowsHolding(d, needle)
   const query =
     `SELECT owner, ${d.bytes.select(d.concatPage('short', 'line'))} AS list, ${d.bytes.select(d.concatPage('part', 'line'))} AS parts FROM (` +
     `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner`
-  let found: Map<string, JoinedMaterials> | undefined
-  let failure: unknown
-  try {
-    const read = await sql.all<{ owner: string; list: unknown; parts: unknown }>(query, rows.params)
-    found = new Map(read.map((r) => [r.owner, { owner: r.owner, list: d.bytes.value(r.list), parts: d.bytes.value(r.parts) }]))
-  } catch (err) {
-    failure = err
-  }
-  // As readByOwner: an owner whose read failed throws its failure.
-  return (owner) => {
-    if (!found) throw failure
-    const joined = found.get(owner)
-    return joined ? [joined] : []
-  }
+  const read = await sql.all<{ owner: string; list: unknown; parts: unknown }>(query, rows.params)
+  return new Map(read.map((r) => [r.owner, { owner: r.owner, list: d.bytes.value(r.list), parts: d.bytes.value(r.parts) }]))
 }
 
 const LIST_KEY = Buffer.from(',"Материалы":')
