@@ -3,6 +3,8 @@
 // (mcp/tools.ts), so the two can never describe an endpoint differently.
 import type { Endpoint, Param } from './define.js'
 import { PAGE_MEANINGS } from './pages.js'
+import { ACCEPT_DAYS } from '../views/changes.js'
+import { CHANGED_SINCE, CHANGES_MEANING } from './changes.js'
 
 const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
@@ -53,4 +55,18 @@ export function pageParams(e: Endpoint): readonly { readonly name: string; reado
     name,
     description: `${meaning.ru} / ${meaning.en}. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.`,
   }))
+}
+
+/** The changes parameter of a list endpoint (changes.ts): not the contract's either. */
+export function changesParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
+  if (e.kind !== 'list') return []
+  return [
+    {
+      name: CHANGED_SINCE,
+      description:
+        `${CHANGES_MEANING.ru} / ${CHANGES_MEANING.en}. Changes, not a parameter of the contract: the answer adds "removed" ` +
+        `(the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, ` +
+        `one the change log no longer reaches (${ACCEPT_DAYS} days, or the list rebuilt since) or another store's with 410.`,
+    },
+  ]
 }

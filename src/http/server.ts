@@ -1,6 +1,7 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
 // Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere; 400
-// to paging parameters that cannot be followed (decision "Pages by keyset"); 304
+// to paging parameters that cannot be followed (decision "Pages by keyset"), 400 or 410 to a
+// changes token that cannot be (decision "Changes since"); 304
 // to a data request whose If-None-Match names the answer's tag (decision "Answers tagged by
 // the store's generation").
 import { randomUUID } from 'node:crypto'
@@ -13,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
 import { BadPageRequest, pageRequest } from '../endpoints/pages.js'
+import { BadChangesToken, changesHeader } from '../endpoints/changes.js'
 import type { PageInfo } from '../endpoints/pages.js'
 import { queryPairs } from '../endpoints/parse.js'
 import { registerMcp } from '../mcp/http.js'
@@ -334,14 +336,18 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     if (!auth.ok) return deny(reply, auth.retryAfterSeconds)
     const query = rawQuery(req)
     let paging = false
+    let changes: string | undefined
     if (endpoint.kind === 'list') {
       // Paging parameters that cannot be followed are refused before any read (decision "Pages by keyset").
       try {
-        paging = pageRequest(endpoint, queryPairs(query)) !== undefined
+        const pairs = queryPairs(query)
+        paging = pageRequest(endpoint, pairs) !== undefined
+        // Read before the answer, so the token never names a change the answer lacks (decision "Changes since").
+        changes = await changesHeader(options.sql, endpoint, pairs, () => generations.position())
       } catch (err) {
         if (!(err instanceof BadPageRequest)) throw err
         return reply
-          .code(400)
+          .code(err instanceof BadChangesToken ? err.status : 400)
           .type(JSON_TYPE)
           .send(JSON.stringify({ error: err.message }))
       }
@@ -398,11 +404,12 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       .header('etag', codedTag(tag, coding))
       .header('vary', 'accept-encoding')
     if (coding !== undefined) reply.header('content-encoding', coding)
+    if (changes !== undefined) reply.header('x-changes-token', changes).header('access-control-expose-headers', 'ETag, X-Changes-Token')
     if (paging) {
       const shown = page as PageInfo | undefined
       if (shown?.next !== undefined) reply.header('link', `<${nextPage(req.url, query, shown.next)}>; rel="next"`)
       if (shown?.total !== undefined) reply.header('x-total-count', String(shown.total))
-      reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag')
+      reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag, X-Changes-Token')
     }
     return reply.send(body)
   })

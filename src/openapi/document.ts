@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 document, generated from the endpoint declarations and their response
 // shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, pageParams, periodParams } from '../endpoints/describe.js'
+import { changesParams, describeParam, pageParams, periodParams } from '../endpoints/describe.js'
+import { removedSchema } from '../endpoints/changes.js'
+import { ACCEPT_DAYS } from '../views/changes.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
 import { EXAMPLES } from './examples.js'
@@ -86,6 +88,14 @@ function operation(e: Endpoint): Json {
         description,
         'x-docgate-stage': 'page',
       })),
+      ...changesParams(e).map(({ name, description }) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+        description,
+        'x-docgate-stage': 'changes',
+      })),
     ],
     responses: {
       200: {
@@ -106,6 +116,10 @@ function operation(e: Endpoint): Json {
                   description: 'With `limit` and `count=true`: the number of rows of the whole list',
                   schema: { type: 'integer' },
                 },
+                'X-Changes-Token': {
+                  description: `The store's change position, read before the answer: send it back as \`changed_since\` for the changes since (kept ${ACCEPT_DAYS} days)`,
+                  schema: { type: 'string' },
+                },
               }
             : {}),
         },
@@ -115,7 +129,11 @@ function operation(e: Endpoint): Json {
               type: 'object',
               additionalProperties: false,
               required: ['data', 'errors'],
-              properties: { data: { type: 'array', items: item }, errors: ref('Errors') },
+              properties: {
+                data: { type: 'array', items: item },
+                ...(e.kind === 'list' ? { removed: removedSchema(e) } : {}),
+                errors: ref('Errors'),
+              },
             },
             ...examplesOf(e),
           },
@@ -128,7 +146,12 @@ function operation(e: Endpoint): Json {
       ...(e.kind === 'list'
         ? {
             400: {
-              description: 'A paging parameter (`limit`, `cursor`, `count`) that cannot be followed',
+              description:
+                'A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token',
+              content: { 'application/json': { schema: ref('Error') } },
+            },
+            410: {
+              description: `A \`changed_since\` the change log no longer reaches (older than ${ACCEPT_DAYS} days, or the list rebuilt since) or another store's: reload the list without it`,
               content: { 'application/json': { schema: ref('Error') } },
             },
           }

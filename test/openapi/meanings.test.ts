@@ -5,6 +5,7 @@ import { describe, it } from 'node:test'
 import type { Endpoint } from '../../src/endpoints/define.js'
 import { periodParams } from '../../src/endpoints/describe.js'
 import { PAGE_MEANINGS } from '../../src/endpoints/pages.js'
+import { CHANGES_MEANING } from '../../src/endpoints/changes.js'
 import { ENDPOINTS, endpointByService } from '../../src/endpoints/index.js'
 import { toolOf } from '../../src/mcp/tools.js'
 import { openApiDocument } from '../../src/openapi/document.js'
@@ -42,8 +43,10 @@ describe('parameter meanings', () => {
     for (const e of ENDPOINTS) {
       for (const p of operation(doc, e.service).parameters as Json[]) {
         const main = e.params.find((d) => d.name === p.name || d.aliases?.includes(p.name))?.name ?? p.name
-        // The paging parameters of a list are not the contract's: their meanings are pages.ts's.
-        const { ru, en } = p['x-docgate-stage'] === 'page' ? PAGE_MEANINGS[main as keyof typeof PAGE_MEANINGS] : e.meanings[main]!
+        // The paging and changes parameters of a list are not the contract's: their meanings are pages.ts's and changes.ts's.
+        const stage = p['x-docgate-stage']
+        const { ru, en } =
+          stage === 'page' ? PAGE_MEANINGS[main as keyof typeof PAGE_MEANINGS] : stage === 'changes' ? CHANGES_MEANING : e.meanings[main]!
         assert.ok(p.description.startsWith(`${ru} / ${en}. `), `${e.service}.${p.name}: ${p.description}`)
       }
     }
