@@ -748,6 +748,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -765,11 +767,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Payment"] | components["schemas"]["PaymentFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430\u0414\u043E\u043A\u0443\u043C\u0435\u043D\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -782,7 +791,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -803,6 +812,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -852,6 +870,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -869,11 +889,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Receipt"] | components["schemas"]["ReceiptFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -886,7 +913,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -907,6 +934,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -958,6 +994,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -975,11 +1013,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Order"] | components["schemas"]["OrderFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -992,7 +1037,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1013,6 +1058,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1064,6 +1118,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -1081,11 +1137,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["SupplierOrder"] | components["schemas"]["SupplierOrderFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -1098,7 +1161,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1119,6 +1182,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1156,6 +1228,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -1173,11 +1247,17 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Specification"] | components["schemas"]["SpecificationFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041A\u043E\u0434": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -1190,7 +1270,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1211,6 +1291,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1250,6 +1339,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -1267,11 +1358,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Transfer"] | components["schemas"]["TransferFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -1284,7 +1382,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1305,6 +1403,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1338,6 +1445,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -1355,11 +1464,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["ProductionOrder"] | components["schemas"]["ProductionOrderFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -1372,7 +1488,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1393,6 +1509,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1428,6 +1553,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -1445,11 +1572,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Demand"] | components["schemas"]["DemandFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -1462,7 +1596,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1483,6 +1617,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1672,6 +1815,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
             };
             header?: never;
             path?: never;
@@ -1689,11 +1834,17 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["Warehouse"][];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041A\u043E\u0434": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                 };
@@ -1706,7 +1857,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`) that cannot be followed, or a `changed_since` that is not a token */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1727,6 +1878,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
