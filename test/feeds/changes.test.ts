@@ -8,6 +8,17 @@ import { documentsFixture } from '../fixtures/documents.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp, TestResponse } from '../support/app.js'
 import { uuid } from '../support/refs.js'
+import { createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+import { warehousesFixture } from '../fixtures/warehouses.js'
+import { TODAY, runSync } from '../sync/support.js'
+import { startFake1C } from '../../src/fake1c/index.js'
+import type { Fake1C } from '../../src/fake1c/index.js'
+import { endpointByService } from '../../src/endpoints/index.js'
+import type { ListEndpoint } from '../../src/endpoints/define.js'
+import { changesHeader } from '../../src/endpoints/changes.js'
+import { generationAndPosition } from '../../src/views/changes.js'
+import { answer } from '../../src/pipeline/run.js'
 
 const P = '/main/hs/payments/get'
 const W = '/main/hs/warehouses/get'
@@ -182,5 +193,49 @@ for (const backend of BACKENDS)
         kept.json.data.map((r: { Номер: string }) => r.Номер),
         ['ЗР-0008'],
       )
+    })
+  })
+
+for (const backend of BACKENDS)
+  describe(`${backend}: changes since, written by sync`, () => {
+    let fake: Fake1C
+    let store: TestStore
+    const warehouses = endpointByService.get('warehouses') as ListEndpoint
+    const tokenNow = () => changesHeader(store.writer, warehouses, new Map(), () => generationAndPosition(store.writer))
+    const changesSince = async (token: string) => {
+      const body = await answer('warehouses', `changed_since=${encodeURIComponent(token)}`, { sql: store.writer, now: () => new Date() })
+      const chunks: Buffer[] = []
+      for await (const chunk of Buffer.isBuffer(body) ? [body] : body) chunks.push(chunk)
+      return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    }
+    before(async () => {
+      fake = await startFake1C({ objects: warehousesFixture, custom: true, today: TODAY })
+      store = await createTestStore(backend)
+    })
+    after(async () => {
+      await fake.close()
+      if (store.location !== 'pglite://memory') await store.writer.close()
+      await store.cleanup()
+    })
+
+    it('a warehouse renamed in 1C comes back, one deleted there is removed by its Код', async () => {
+      const first = await runSync(store.writer, { source: fake.url, once: true })
+      assert.equal(first.code, 0, first.err.join('\n'))
+      const token = await tokenNow()
+      const [main, , , , , fir] = warehousesFixture
+      fake.put({ ...main!, Наименование: 'Главный склад' })
+      fake.remove(fir!.ref)
+      const second = await runSync(store.writer, { source: fake.url, once: true })
+      assert.equal(second.code, 0, second.err.join('\n'))
+      assert.deepEqual(await changesSince(token), {
+        data: [{ Код: '000000001', Наименование: 'Главный склад', ЭтоГруппа: false }],
+        removed: [{ Код: 'A-1' }],
+        errors: [],
+      })
+      // A cycle with nothing new re-prints nothing.
+      const now = await tokenNow()
+      const third = await runSync(store.writer, { source: fake.url, once: true })
+      assert.equal(third.code, 0, third.err.join('\n'))
+      assert.deepEqual(await changesSince(now), { data: [], removed: [], errors: [] })
     })
   })
