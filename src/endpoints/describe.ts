@@ -4,6 +4,8 @@
 import type { Endpoint, Param } from './define.js'
 import { PAGE_MEANINGS } from './pages.js'
 import { OUTPUT_MEANINGS, itemFields } from './fields.js'
+import { ACCEPT_DAYS } from '../views/changes.js'
+import { CHANGED_SINCE, CHANGES_MEANING } from './changes.js'
 
 const DATE_FORMATS = 'ДД.ММ.ГГГГ, ГГГГ-ММ-ДД or ДД-ММ-ГГГГ'
 
@@ -69,4 +71,18 @@ export function outputParams(e: Endpoint): readonly { readonly name: 'fields' | 
     name,
     description: `${OUTPUT_MEANINGS[name].ru} / ${OUTPUT_MEANINGS[name].en}. Not a parameter of the contract; a value that cannot be followed is refused with 400.`,
   }))
+}
+
+/** The changes parameter of a list endpoint (changes.ts): not the contract's either. */
+export function changesParams(e: Endpoint): readonly { readonly name: string; readonly description: string }[] {
+  if (e.kind !== 'list') return []
+  return [
+    {
+      name: CHANGED_SINCE,
+      description:
+        `${CHANGES_MEANING.ru} / ${CHANGES_MEANING.en}. Changes, not a parameter of the contract: the answer adds "removed" ` +
+        `(the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, ` +
+        `one the change log no longer reaches (${ACCEPT_DAYS} days, or the list rebuilt since) or another store's with 410.`,
+    },
+  ]
 }

@@ -11,6 +11,7 @@ import { receipts } from './receipts.js'
 import { nomenclatureSearch } from './shared/nomenclature-search.js'
 import { specMaterialRows } from './shared/spec-material-rows.js'
 import { pagedList } from './define.js'
+import { identityOf } from './changes.js'
 import { cashTurnovers } from '../views/cash/turnovers.js'
 import type { ViewCatalog } from '../views/define.js'
 import { sorders } from './sorders.js'
@@ -82,7 +83,7 @@ const withSearch = (model: ReadModel, ep: Endpoint): ReadModel => {
     search: [...new Set([...(model.search ?? []), ...searchedColumns(ep)])],
     ...(suffixed.length > 0 ? { suffixed } : {}),
     ...(full ? { full } : {}),
-    ...(ep.kind === 'list' ? { pages: pagedList(ep) } : {}),
+    ...(ep.kind === 'list' ? { pages: pagedList(ep), identity: identityOf(ep) } : {}),
   }
 }
 

@@ -1,6 +1,7 @@
 // HTTP adapter: routes, authentication, headers and error mapping, in one place.
 // Status set (decision D3): 200, 401 and 500 on the documented routes; 404 elsewhere; 400
-// to paging parameters that cannot be followed (decision "Pages by keyset"); 304
+// to paging parameters that cannot be followed (decision "Pages by keyset"), 400 or 410 to a
+// changes token that cannot be (decision "Changes since"); 304
 // to a data request whose If-None-Match names the answer's tag (decision "Answers tagged by
 // the store's generation").
 import { randomUUID } from 'node:crypto'
@@ -15,6 +16,7 @@ import { endpointByService } from '../endpoints/index.js'
 import { BadPageRequest, pageRequest } from '../endpoints/pages.js'
 import { BadOutputRequest, CSV_TYPE, XLSX_TYPE, acceptedFormat, outputRequest } from '../endpoints/fields.js'
 import type { Format } from '../endpoints/fields.js'
+import { BadChangesToken, changesHeader } from '../endpoints/changes.js'
 import type { PageInfo } from '../endpoints/pages.js'
 import { queryPairs } from '../endpoints/parse.js'
 import { registerMcp } from '../mcp/http.js'
@@ -340,15 +342,20 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     const pairs = queryPairs(query)
     let paging = false
     let format: Format = 'json'
-    // Paging, field and format parameters that cannot be followed are refused before any read
-    // (decisions "Pages by keyset", "Fields, CSV and Excel").
+    let changes: string | undefined
+    // Paging, field, format and changes parameters that cannot be followed are refused before
+    // any read (decisions "Pages by keyset", "Fields, CSV and Excel", "Changes since").
     try {
-      if (endpoint.kind === 'list') paging = pageRequest(endpoint, pairs) !== undefined
       format = outputRequest(endpoint, pairs, acceptedFormat(req.headers.accept))?.format ?? 'json'
+      if (endpoint.kind === 'list') {
+        paging = pageRequest(endpoint, pairs) !== undefined
+        // Read before the answer, so the token never names a change the answer lacks (decision "Changes since").
+        changes = await changesHeader(options.sql, endpoint, pairs, () => generations.position())
+      }
     } catch (err) {
       if (!(err instanceof BadPageRequest) && !(err instanceof BadOutputRequest)) throw err
       return reply
-        .code(400)
+        .code(err instanceof BadChangesToken ? err.status : 400)
         .type(JSON_TYPE)
         .send(JSON.stringify({ error: err.message }))
     }
@@ -410,11 +417,12 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     if (format === 'xlsx') reply.header('content-disposition', `attachment; filename="${endpoint.service}.xlsx"`)
     // CSV has no place for `errors` beside its lines: they follow the body, percent-encoded JSON.
     if (format === 'csv') reply.trailer('x-errors', async () => encodeURIComponent(JSON.stringify(errors)))
+    if (changes !== undefined) reply.header('x-changes-token', changes).header('access-control-expose-headers', 'ETag, X-Changes-Token')
     if (paging) {
       const shown = page as PageInfo | undefined
       if (shown?.next !== undefined) reply.header('link', `<${nextPage(req.url, query, shown.next)}>; rel="next"`)
       if (shown?.total !== undefined) reply.header('x-total-count', String(shown.total))
-      reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag')
+      reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag, X-Changes-Token')
     }
     return reply.send(body)
   })

@@ -7,6 +7,7 @@ import { VIEWS } from '../endpoints/index.js'
 import type { ReadModel } from '../views/define.js'
 import { printsAny, rebuildCashAccounts } from '../views/cash/accounts.js'
 import { newAnswersGen } from '../views/generation.js'
+import { recordChanges, resetChanges } from '../views/changes.js'
 import { READY_PENDING, deleteMeta, setMeta } from '../views/migrate.js'
 import type { SqlPort } from '../store/sql.js'
 import { renewStatistics } from '../store/statistics.js'
@@ -76,6 +77,7 @@ export class ImportBatch {
       if (printsAny(touched.types)) await rebuildCashAccounts(this.#sql)
       await refreshReadyAnswers(this.#sql, touched, VIEWS.answers, options.answers)
     }
+    await recordChanges(this.#sql, VIEWS.models)
     // Answers kept by servers (serving/answer-cache.ts) are known by this; the batch may change any of them.
     await newAnswersGen(this.#sql)
     if (options.dangling === false) return undefined
@@ -110,6 +112,7 @@ export async function rebuildDeferred(sql: SqlPort): Promise<void> {
   await sql.transaction(async () => {
     await rebuildCashAccounts(sql)
     await refreshReadyAnswers(sql, 'all', VIEWS.answers)
+    await resetChanges(sql, VIEWS.models)
     await newAnswersGen(sql)
     await deleteMeta(sql, READY_PENDING)
   })

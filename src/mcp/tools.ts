@@ -5,7 +5,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Endpoint, Param } from '../endpoints/define.js'
 import type { PageInfo } from '../endpoints/pages.js'
-import { describeParam, outputParams, pageParams, periodParams } from '../endpoints/describe.js'
+import { changesParams, describeParam, outputParams, pageParams, periodParams } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
 import { envelope } from '../pipeline/envelope.js'
 import type { Executor } from '../serving/executor.js'
@@ -36,6 +36,7 @@ function argumentsOf(e: Endpoint): Argument[] {
       schema: { type: name === 'limit' ? ['integer', 'string'] : name === 'count' ? ['boolean', 'string'] : 'string', description },
       filter: false,
     })),
+    ...changesParams(e).map(({ name, description }) => ({ name, schema: { type: 'string', description }, filter: false })),
     // An agent reads JSON: of the shaping parameters, only the choice of fields.
     ...outputParams(e)
       .filter((p) => p.name === 'fields')

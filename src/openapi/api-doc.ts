@@ -4,6 +4,8 @@
 // hand-written preamble kept here (PREAMBLE). `npm run docs:generate` writes the file;
 // test/docs/api-doc.test.ts fails when the committed file differs from renderApiDoc().
 
+import { ACCEPT_DAYS } from '../views/changes.js'
+
 // biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as plain JSON
 type Json = Record<string, any>
 
@@ -88,6 +90,17 @@ other list is flat. Nothing is paged: an answer holds every matching record.
 
 Every answer carries an \`X-Request-Id\` header (yours, if you sent one of 1–128 visible
 ASCII characters); quote it when you report a problem.
+
+**Changes since.** Every 200 of a list (every endpoint but materials and cashflows) carries
+\`X-Changes-Token\`, the store's change position read before the answer. Send it back as
+\`changed_since=<token>\` (beside any other parameters) and the answer holds only the rows of
+that list created or changed since — a row whose printed form changed counts, a renamed
+counterparty included — and, before \`errors\`, \`"removed"\`: the identities of the rows gone
+since (\`Номер\` and \`Дата\`, payments' \`ДатаДокумента\`; catalogues' \`Код\`), deleted or
+renumbered; apply \`removed\` before \`data\`. The change log keeps ${ACCEPT_DAYS} days: an
+older token, one from before the list was rebuilt whole, or another store's is 410
+\`{"error": …}\` (reload the list without \`changed_since\`); a value that is not a token is 400.
+Without \`changed_since\` nothing of the answer changes.
 `
 
 /** A table cell: one line, pipes escaped. */

@@ -1,8 +1,10 @@
 // The OpenAPI 3.1 document, generated from the endpoint declarations and their response
 // shapes so that it cannot drift from the code (issue 13). Served at GET /openapi.json.
 import type { Endpoint, Param } from '../endpoints/define.js'
-import { describeParam, outputParams, pageParams, periodParams, tabularParts } from '../endpoints/describe.js'
+import { changesParams, describeParam, outputParams, pageParams, periodParams, tabularParts } from '../endpoints/describe.js'
 import { CSV_TYPE, XLSX_TYPE } from '../endpoints/fields.js'
+import { removedSchema } from '../endpoints/changes.js'
+import { ACCEPT_DAYS } from '../views/changes.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import { SCHEMAS } from '../endpoints/responses.js'
 import { EXAMPLES } from './examples.js'
@@ -87,6 +89,14 @@ function operation(e: Endpoint): Json {
         description,
         'x-docgate-stage': 'page',
       })),
+      ...changesParams(e).map(({ name, description }) => ({
+        name,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+        description,
+        'x-docgate-stage': 'changes',
+      })),
       ...outputParams(e).map(({ name, description }) => ({
         name,
         in: 'query',
@@ -126,6 +136,10 @@ function operation(e: Endpoint): Json {
                   description: 'With `limit` and `count=true`: the number of rows of the whole list',
                   schema: { type: 'integer' },
                 },
+                'X-Changes-Token': {
+                  description: `The store's change position, read before the answer: send it back as \`changed_since\` for the changes since (kept ${ACCEPT_DAYS} days)`,
+                  schema: { type: 'string' },
+                },
               }
             : {}),
         },
@@ -135,7 +149,11 @@ function operation(e: Endpoint): Json {
               type: 'object',
               additionalProperties: false,
               required: ['data', 'errors'],
-              properties: { data: { type: 'array', items: item }, errors: ref('Errors') },
+              properties: {
+                data: { type: 'array', items: item },
+                ...(e.kind === 'list' ? { removed: removedSchema(e) } : {}),
+                errors: ref('Errors'),
+              },
             },
             ...examplesOf(e),
           },
@@ -158,10 +176,18 @@ function operation(e: Endpoint): Json {
       400: {
         description:
           e.kind === 'list'
-            ? 'A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed'
+            ? 'A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed'
             : 'A `fields`, `format` or `rows` value that cannot be followed',
         content: { 'application/json': { schema: ref('Error') } },
       },
+      ...(e.kind === 'list'
+        ? {
+            410: {
+              description: `A \`changed_since\` the change log no longer reaches (older than ${ACCEPT_DAYS} days, or the list rebuilt since) or another store's: reload the list without it`,
+              content: { 'application/json': { schema: ref('Error') } },
+            },
+          }
+        : {}),
       401: unauthorized,
       500: { description: 'Unexpected error', content: { 'application/json': { schema: ref('Error') } } },
     },

@@ -7,8 +7,13 @@ export const ROW_SEPARATOR = Buffer.from(',')
 /** Opens an answer whose `data` array follows whole, as JSON text. */
 export const OPEN_DATA = Buffer.from('{"data":')
 
-/** Closes the rows opened by OPEN_ROWS: the end of `data`, the `errors`, the end of the answer. */
-export const closeRows = (issues: readonly string[]): Buffer => Buffer.from(`],"errors":${JSON.stringify(issues)}}`)
+/**
+ * Closes the rows opened by OPEN_ROWS: the end of `data`, the `errors`, the end of the answer;
+ * with `removed` (JSON texts, a `changed_since` answer's) that member before `errors`, so an
+ * answer still ends with its `errors`.
+ */
+export const closeRows = (issues: readonly string[], removed?: readonly string[]): Buffer =>
+  Buffer.from(`]${removed === undefined ? '' : `,"removed":[${removed.join(',')}]`},"errors":${JSON.stringify(issues)}}`)
 /** Closes a whole `data` array opened by OPEN_DATA. */
 export const closeData = (issues: readonly string[]): Buffer => Buffer.from(`,"errors":${JSON.stringify(issues)}}`)
 

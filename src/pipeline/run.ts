@@ -14,7 +14,7 @@ import { compileBoundedPage, compileCount, compileJoinedPage, compilePage, compi
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, serialize } from '../views/json-stream.js'
-import { OPEN_DATA, OPEN_ROWS, ROW_SEPARATOR, closeData, closeRows } from './envelope.js'
+import { OPEN_DATA, OPEN_ROWS, ROW_SEPARATOR, closeData, closeRows, closeRows as closeEnvelope } from './envelope.js'
 import { endpointByService } from '../endpoints/index.js'
 import { parseRequest, queryPairs } from '../endpoints/parse.js'
 import { planQuery } from '../endpoints/plan.js'
@@ -23,6 +23,7 @@ import { itemFields, outputRequest } from '../endpoints/fields.js'
 import type { Format } from '../endpoints/fields.js'
 import { reshaped } from './output.js'
 import type { PageInfo, PageRequest } from '../endpoints/pages.js'
+import { changedRows, changesRequest, removedSince } from '../endpoints/changes.js'
 
 export type Body = Buffer | AsyncIterable<Buffer>
 
@@ -55,16 +56,19 @@ interface JoinedPage {
 /** What a list request reads: its parsed form, whether it prints full forms and how, its plan. */
 function decide(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, sql: SqlPort, now: () => Date) {
   const page = pageRequest(ep, pairs)
+  const changes = changesRequest(pairs)
   const req = parseRequest(ep, pairs)
   const ctx: RequestContext = { sql, now, options: req.options, flags: req.flags, values: req.values }
   const full = ep.fullPage !== undefined && (ep.fullWhen ? ep.fullWhen(ctx) : req.options.full === true)
   // The full form kept ready by the import, or (a form that depends on the request) built here.
   const stored = full && (ep.fullStored ? ep.fullStored(ctx) : true)
   const built = full && !stored
-  const { plan, postFilters } = planQuery(ep, req, sql.dialect, built ? ep.fullColumns : stored ? FULL_COLUMNS : [])
+  const planned = planQuery(ep, req, sql.dialect, built ? ep.fullColumns : stored ? FULL_COLUMNS : [])
+  const postFilters = planned.postFilters
+  const plan = changes ? { ...planned.plan, where: [...planned.plan.where, changedRows(ep, changes)] } : planned.plan
   // Short forms, or full forms the import keeps, of a whole list or a period: ready pages.
   const range = (!full || stored) && postFilters.length === 0 ? pageRange(ep, plan.where) : null
-  return { pairs, page, req, ctx, full, stored, built, plan, postFilters, range }
+  return { pairs, page, changes, req, ctx, full, stored, built, plan, postFilters, range }
 }
 
 /** The rows a short-form request may read on the event loop when an indexed substring bounds them. */
@@ -84,8 +88,8 @@ type Decided = ReturnType<typeof decide>
 async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const decided = decide(ep, pairs, options.sql, options.now)
   const { range, full, stored, plan, req } = decided
-  // A page is read row by row, up to 10,000 of them: the pool's work.
-  if (decided.page !== undefined) return null
+  // A page is read row by row, up to 10,000 of them: the pool's work; so are changes, read through the log.
+  if (decided.page !== undefined || decided.changes !== undefined) return null
   if (range !== null) return !full || stored ? listAnswer(ep, decided, options, true) : null
   if (full || decided.postFilters.length > 0) return null
   for (const c of plan.where) {
@@ -135,6 +139,9 @@ async function listAnswer(
 ): Promise<Body | null> {
   const { req, ctx, full, stored, built, postFilters, range } = decided
   const plan = built && ep.readFirst ? { ...decided.plan, where: await ep.readFirst(ctx, decided.plan.where) } : decided.plan
+  const removed = decided.changes && (await removedSince(sql, ep, decided.changes))
+  // Every close below carries the `removed` of a changed_since request (the envelope's own without one).
+  const closeRows = (issues: readonly string[]) => closeEnvelope(issues, removed)
   const keys = plan.orderBy.map((k) => k.column)
   // Rows read for forms built here (or filtered here), a page at a time unless the endpoint says one.
   const rowsPage = built && ep.onePage?.(ctx) === true ? ONE_PAGE : PAGE

@@ -63,6 +63,12 @@ export interface ReadModel<Short = unknown> {
   readonly full?: StoredFull
   /** The list's short forms kept joined by bucket (set by the registry for list endpoints, views/pages.ts). */
   readonly pages?: PagedList
+  /**
+   * The printed fields a client knows a row of the list by (`Номер` and the date, `Код`),
+   * listed under `removed` once no row prints them (views/changes.ts; set by the registry
+   * for list endpoints). Not part of the signature: it changes no row.
+   */
+  readonly identity?: readonly string[]
 }
 
 /**

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto'
 import type { SqlPort } from '../store/sql.js'
 
-const KEY = 'answers_gen'
+export const ANSWERS_GEN = 'answers_gen'
+const KEY = ANSWERS_GEN
 
 export async function newAnswersGen(sql: SqlPort): Promise<void> {
   await sql.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [

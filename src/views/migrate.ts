@@ -7,6 +7,7 @@ import { FULL_COLUMNS } from './full-forms.js'
 import { PAGES_VERSION, readyPagesTable } from './pages.js'
 import { rebuildReadModels } from './rebuild.js'
 import { newAnswersGen } from './generation.js'
+import { changesCurrent, migrateChanges, resetChanges } from './changes.js'
 import { migrateReady } from './ready-answers.js'
 import { readyTable } from './ready-bytes.js'
 import { rebuildCashAccounts } from './cash/accounts.js'
@@ -90,6 +91,7 @@ export async function migrate(sql: SqlPort, views: ViewCatalog, options: Migrate
     await sql.exec(`DROP TABLE ${readyPagesTable.name};\n${tableDdl(readyPagesTable, sql.dialect)}`)
     await setMeta(sql, 'pages_version', String(PAGES_VERSION))
   }
+  await migrateChanges(sql)
   await keepWhole(sql, tables)
   const trigrams = await setUpTrigrams(sql, options.warn ?? stderrWarning)
   // A load that deferred its read models stopped before building them: every one is rebuilt.
@@ -117,7 +119,10 @@ export async function migrate(sql: SqlPort, views: ViewCatalog, options: Migrate
     await setMeta(sql, `read_model:${model.table}`, sig)
     stale.push(model)
   }
-  if (stale.length > 0) await rebuildReadModels(sql, stale, 'all')
+  if (stale.length > 0) {
+    await rebuildReadModels(sql, stale, 'all')
+    await resetChanges(sql, stale)
+  }
   await migrateDerived(sql, views.derived)
   await migrateReady(
     sql,
@@ -155,6 +160,7 @@ async function keepWhole(sql: SqlPort, tables: readonly TableDef[]): Promise<voi
 export async function outdated(sql: SqlPort, views: ViewCatalog): Promise<string[]> {
   const stale: string[] = []
   if ((await getMeta(sql, READY_PENDING)) !== undefined) stale.push('read models (a demo stopped before building them)')
+  if (!(await changesCurrent(sql))) stale.push('the change log')
   for (const model of views.models) if ((await getMeta(sql, `read_model:${model.table}`)) !== signature(model)) stale.push(model.table)
   for (const d of views.derived) if ((await getMeta(sql, `derived:${d.name}`)) !== derivedSignature(d)) stale.push(d.name)
   for (const answer of views.answers) if ((await getMeta(sql, `ready:${answer.name}`)) !== String(answer.version)) stale.push(answer.name)

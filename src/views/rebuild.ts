@@ -6,6 +6,7 @@ import { allowsType } from '../model/define.js'
 import type { FullResult, ReadModel, RequestContext } from './define.js'
 import { FULL_COLUMNS, fullForms, readyForm } from './full-forms.js'
 import { bucketsOf, rebuildPages } from './pages.js'
+import { changesAfter, changesBefore } from './changes.js'
 import { keyTable } from '../store/sql.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { SuffixEntries } from '../store/suffix.js'
@@ -92,16 +93,18 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
     const pages = model.pages
     const buckets = new Set<string>()
+    if (touched !== 'all' && !traced) {
+      await sql.fillKeys('_touched', touched.refs)
+      traced = true
+    }
+    // What the batch's own objects printed as their identity, for the change log (views/changes.ts).
+    const printed = touched === 'all' ? undefined : await changesBefore(sql, model)
     if (whole) {
       if (trigrams) await sql.run(trigrams.forget(model.table, search))
       await suffixes?.forgetAll()
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
-      if (!traced) {
-        await sql.fillKeys('_touched', touched.refs)
-        traced = true
-      }
       const branches = columnsToTrace(model.source, touched.types).map(
         (c) => `SELECT ref FROM ${model.source} WHERE ${c} IN (SELECT ref FROM _touched)`,
       )
@@ -124,6 +127,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
       if (affected === 0) {
+        await changesAfter(sql, model, printed)
         await suffixes?.finish()
         if (pages) await rebuildPages(sql, pages, [...buckets])
         continue
@@ -131,6 +135,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     }
     const rebuilt = await buildRows(sql, model, suffixes)
     built += rebuilt
+    await changesAfter(sql, model, printed)
     await suffixes?.finish()
     if (trigrams) await sql.run(trigrams.remember(model.table, search, whole ? undefined : 'ref IN (SELECT ref FROM _affected)'))
     // A large rebuild leaves the index in many segments; merging costs about what the

@@ -88,6 +88,11 @@ for (const backend of BACKENDS)
             description:
               'С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400.',
           },
+          changed_since: {
+            type: 'string',
+            description:
+              'Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer\'s X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store\'s with 410.',
+          },
           fields: {
             type: 'string',
             description:
@@ -114,6 +119,7 @@ for (const backend of BACKENDS)
         'limit',
         'cursor',
         'count',
+        'changed_since',
         'fields',
       ])
       const materials = tools.find((t) => t.name === 'materials')!
@@ -174,7 +180,9 @@ for (const backend of BACKENDS)
       const client = await connect(READER)
       const result = (await client.callTool({ name: 'warehouses', arguments: { offset: 5 } })) as CallToolResult
       assert.equal(result.isError, true)
-      assert.deepEqual(texts(result), ['unknown argument(s) offset; warehouses takes code, name, group, limit, cursor, count, fields'])
+      assert.deepEqual(texts(result), [
+        'unknown argument(s) offset; warehouses takes code, name, group, limit, cursor, count, changed_since, fields',
+      ])
     })
 
     it('a paged call ends with the total and the next cursor; a bad cursor is refused with its message', async () => {

@@ -6,6 +6,7 @@ import type { Endpoint } from '../../src/endpoints/define.js'
 import { periodParams } from '../../src/endpoints/describe.js'
 import { OUTPUT_MEANINGS } from '../../src/endpoints/fields.js'
 import { PAGE_MEANINGS } from '../../src/endpoints/pages.js'
+import { CHANGES_MEANING } from '../../src/endpoints/changes.js'
 import { ENDPOINTS, endpointByService } from '../../src/endpoints/index.js'
 import { toolOf } from '../../src/mcp/tools.js'
 import { openApiDocument } from '../../src/openapi/document.js'
@@ -43,14 +44,17 @@ describe('parameter meanings', () => {
     for (const e of ENDPOINTS) {
       for (const p of operation(doc, e.service).parameters as Json[]) {
         const main = e.params.find((d) => d.name === p.name || d.aliases?.includes(p.name))?.name ?? p.name
-        // The paging parameters of a list are not the contract's: their meanings are pages.ts's.
-        // …nor are the output ones (fields.ts).
+        // The paging, changes and output parameters are not the contract's: their meanings are
+        // pages.ts's, changes.ts's and fields.ts's.
+        const stage = p['x-docgate-stage']
         const { ru, en } =
-          p['x-docgate-stage'] === 'page'
+          stage === 'page'
             ? PAGE_MEANINGS[main as keyof typeof PAGE_MEANINGS]
-            : p['x-docgate-stage'] === 'output'
-              ? OUTPUT_MEANINGS[main as keyof typeof OUTPUT_MEANINGS]
-              : e.meanings[main]!
+            : stage === 'changes'
+              ? CHANGES_MEANING
+              : stage === 'output'
+                ? OUTPUT_MEANINGS[main as keyof typeof OUTPUT_MEANINGS]
+                : e.meanings[main]!
         assert.ok(p.description.startsWith(`${ru} / ${en}. `), `${e.service}.${p.name}: ${p.description}`)
       }
     }

@@ -4,6 +4,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { ValidateFunction } from 'ajv'
 import { endpointByService } from '../../src/endpoints/index.js'
+import { removedSchema } from '../../src/endpoints/changes.js'
 import { SCHEMAS } from '../../src/endpoints/responses.js'
 
 export const ajv = new Ajv2020({ strict: true, allErrors: true })
@@ -22,7 +23,11 @@ function envelope(service: string): ValidateFunction | undefined {
     type: 'object',
     additionalProperties: false,
     required: ['data', 'errors'],
-    properties: { data: { type: 'array', items: item }, errors: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      data: { type: 'array', items: item },
+      ...(endpoint.kind === 'list' ? { removed: removedSchema(endpoint) } : {}),
+      errors: { type: 'array', items: { type: 'string' } },
+    },
   })
   envelopes.set(service, v)
   return v

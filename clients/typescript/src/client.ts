@@ -41,7 +41,7 @@ type Unlisted = Exclude<Service, (typeof SERVICES)[number]>
 const everyServiceListed: [Unlisted] extends [never] ? true : Unlisted = true
 void everyServiceListed
 
-/** A non-200 answer: 401 (credentials or grant), 500, or 404 on an unknown route. */
+/** A non-200 answer: 401 (credentials or grant), 500, 404 on an unknown route, 400 or 410 to a paging or changes parameter. */
 export class DocgateError extends Error {
   override readonly name = 'DocgateError'
   constructor(
@@ -59,9 +59,22 @@ export interface CallOptions {
   readonly signal?: AbortSignal
 }
 
+/** An answer with the store's change position it was given at (a list's `X-Changes-Token`). */
+export interface Tokened<S extends Service> {
+  readonly answer: Envelope<S>
+  /** Send it back as `changed_since` for what changed since; undefined for a tree or a statement, which are not lists. */
+  readonly token: string | undefined
+}
+
 export interface Call<S extends Service> {
   /** The whole answer, parsed. */
   (params?: Params<S>, options?: CallOptions): Promise<Envelope<S>>
+  /**
+   * The whole answer and its change token: a replica loads a list once, then asks with
+   * `changed_since` set to the last token for the rows changed since and the identities
+   * `removed` since (applied first). A token the store no longer reaches is a DocgateError 410: load again.
+   */
+  withToken(params?: Params<S>, options?: CallOptions): Promise<Tokened<S>>
   /** The answer's items as they arrive (`for await`), then its `errors`: for large `full` answers. */
   stream(params?: Params<S>, options?: CallOptions): Promise<EnvelopeStream<Item<S>>>
 }
@@ -119,12 +132,17 @@ export function createDocgateClient(options: ClientOptions): DocgateClient {
       if (answer.error !== undefined || !answer.response.ok) throw failure(answer)
       return answer.data as Envelope<Service>
     }
+    const withToken = async (params?: Record<string, unknown>, opts: CallOptions = {}) => {
+      const answer = await get(path, { params: { query: query(params) }, signal: opts.signal })
+      if (answer.error !== undefined || !answer.response.ok) throw failure(answer)
+      return { answer: answer.data as Envelope<Service>, token: answer.response.headers.get('x-changes-token') ?? undefined }
+    }
     const stream = async (params?: Record<string, unknown>, opts: CallOptions = {}) => {
       const answer = await get(path, { params: { query: query(params) }, parseAs: 'stream', signal: opts.signal })
       if (answer.error !== undefined || !answer.response.ok) throw failure(answer)
       return new EnvelopeStream<Item<Service>>(answer.data as ReadableStream<Uint8Array>)
     }
-    return Object.assign(whole, { stream }) as unknown as Call<Service>
+    return Object.assign(whole, { stream, withToken }) as unknown as Call<Service>
   }
   const calls = Object.fromEntries(SERVICES.map((s) => [s, call(s)])) as { [S in Service]: Call<S> }
   return {

@@ -748,6 +748,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -773,11 +775,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Payment"] | components["schemas"]["PaymentFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430\u0414\u043E\u043A\u0443\u043C\u0435\u043D\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -792,7 +801,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -813,6 +822,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -862,6 +880,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -887,11 +907,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Receipt"] | components["schemas"]["ReceiptFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -906,7 +933,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -927,6 +954,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -978,6 +1014,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1003,11 +1041,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Order"] | components["schemas"]["OrderFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1022,7 +1067,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1043,6 +1088,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1094,6 +1148,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1119,11 +1175,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["SupplierOrder"] | components["schemas"]["SupplierOrderFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1138,7 +1201,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1159,6 +1222,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1196,6 +1268,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1221,11 +1295,17 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Specification"] | components["schemas"]["SpecificationFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041A\u043E\u0434": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1240,7 +1320,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,6 +1341,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1300,6 +1389,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1325,11 +1416,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Transfer"] | components["schemas"]["TransferFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1344,7 +1442,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1365,6 +1463,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1398,6 +1505,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1423,11 +1532,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["ProductionOrder"] | components["schemas"]["ProductionOrderFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1442,7 +1558,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,6 +1579,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1498,6 +1623,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1523,11 +1650,18 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: (components["schemas"]["Demand"] | components["schemas"]["DemandFull"])[];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041D\u043E\u043C\u0435\u0440": string;
+                            "\u0414\u0430\u0442\u0430": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1542,7 +1676,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1563,6 +1697,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1786,6 +1929,8 @@ export interface operations {
                 cursor?: string;
                 /** @description С limit: true добавляет заголовок X-Total-Count — число строк всего списка / With limit: true adds an X-Total-Count header, the number of rows of the whole list. Paging, not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 count?: string;
+                /** @description Только строки, созданные или изменённые после позиции из заголовка X-Changes-Token прежнего ответа (и «removed» — удалённые с тех пор); позиция старше 30 дней — 410 / Only the rows created or changed since the position in an earlier answer's X-Changes-Token header (and "removed", those deleted since); a position older than 30 days is 410. Changes, not a parameter of the contract: the answer adds "removed" (the identities of the rows gone since) before "errors"; a value that is not a token is refused with 400, one the change log no longer reaches (30 days, or the list rebuilt since) or another store's with 410. */
+                changed_since?: string;
                 /** @description Только эти поля, через запятую: Номер,Дата,Товары.Номенклатура (точка — вложенное поле или поле строки табличной части) / Only these fields, comma-separated: Номер,Дата,Товары.Номенклатура (a dot leads into a nested object or the rows of a tabular part). Not a parameter of the contract; a value that cannot be followed is refused with 400. */
                 fields?: string;
                 /** @description json (по умолчанию), csv (RFC 4180, UTF-8 с BOM) или xlsx (книга Excel); вместо него можно прислать заголовок Accept / json (the default), csv (RFC 4180, UTF-8 with BOM) or xlsx (an Excel workbook); the Accept header may say it instead. Not a parameter of the contract; a value that cannot be followed is refused with 400. */
@@ -1809,11 +1954,17 @@ export interface operations {
                     Link?: string;
                     /** @description With `limit` and `count=true`: the number of rows of the whole list */
                     "X-Total-Count"?: number;
+                    /** @description The store's change position, read before the answer: send it back as `changed_since` for the changes since (kept 30 days) */
+                    "X-Changes-Token"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["Warehouse"][];
+                        /** @description With `changed_since` only: the identities of the rows gone since the token (deleted, or their identity changed); apply it before `data` */
+                        removed?: {
+                            "\u041A\u043E\u0434": string;
+                        }[];
                         errors: components["schemas"]["Errors"];
                     };
                     "text/csv": string;
@@ -1828,7 +1979,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A paging parameter (`limit`, `cursor`, `count`) or a `fields`, `format` or `rows` value that cannot be followed */
+            /** @description A paging parameter (`limit`, `cursor`, `count`), a `changed_since` that is not a token, or a `fields`, `format` or `rows` value that cannot be followed */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1849,6 +2000,15 @@ export interface operations {
                      *       "error": "Unauthorized"
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A `changed_since` the change log no longer reaches (older than 30 days, or the list rebuilt since) or another store's: reload the list without it */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };

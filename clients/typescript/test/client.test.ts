@@ -183,6 +183,22 @@ for (const backend of BACKENDS) {
       }
     })
 
+    it("withToken gives a list's change token; changed_since with it gives what changed since, a forged one is a 410", async () => {
+      const loaded = await client.warehouses.withToken({ code: 'скл-2' })
+      assert.deepEqual(loaded.answer, { data: [{ Код: 'скл-2', Наименование: 'Склад №2', ЭтоГруппа: false }], errors: [] })
+      const token = loaded.token!
+      assert.match(token, /^\d+\.[\w-]{12}$/)
+      const since = await client.warehouses.withToken({ changed_since: token })
+      assert.deepEqual(since.answer, { data: [], removed: [], errors: [] })
+      assert.equal(since.token, token)
+      assert.equal((await client.materials.withToken()).token, undefined)
+      await assert.rejects(client.warehouses({ changed_since: `${token.split('.')[0]}.AAAAAAAAAAAA` }), (err: unknown) => {
+        assert.ok(err instanceof DocgateError)
+        assert.equal(err.status, 410)
+        return true
+      })
+    })
+
     it('raw is the openapi-fetch client, typed by the same schema', async () => {
       const { data, response } = await client.raw.GET('/main/hs/warehouses/get', { params: { query: { code: 'скл-2' } } })
       assert.equal(response.status, 200)
