@@ -16,7 +16,7 @@ import { endpointByService } from '../endpoints/index.js'
 import { BadPageRequest, pageRequest } from '../endpoints/pages.js'
 import { BadOutputRequest, CSV_TYPE, XLSX_TYPE, acceptedFormat, outputRequest } from '../endpoints/fields.js'
 import type { Format } from '../endpoints/fields.js'
-import { BadChangesToken, changesHeader } from '../endpoints/changes.js'
+import { BadChangesToken, CHANGED_SINCE, changesHeader } from '../endpoints/changes.js'
 import type { PageInfo } from '../endpoints/pages.js'
 import { queryPairs } from '../endpoints/parse.js'
 import { registerMcp } from '../mcp/http.js'
@@ -360,6 +360,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
         .send(JSON.stringify({ error: err.message }))
     }
     let errors: readonly string[] = []
+    let removed: readonly unknown[] | undefined
     let body: Buffer | Readable
     let tag: string
     let coding: Coding | undefined
@@ -391,7 +392,10 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
         clientGone(req, reply, rows, {
           coded: (c) => (coding = c),
           page: (p) => (page = p),
-          errors: (e) => (errors = e),
+          errors: (e, r) => {
+            errors = e
+            removed = r
+          },
           // The answer cache read the generation before the answer: the freshest one for its tag.
           gen: (g) => {
             gen = g
@@ -417,6 +421,9 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     if (format === 'xlsx') reply.header('content-disposition', `attachment; filename="${endpoint.service}.xlsx"`)
     // CSV has no place for `errors` beside its lines: they follow the body, percent-encoded JSON.
     if (format === 'csv') reply.trailer('x-errors', async () => encodeURIComponent(JSON.stringify(errors)))
+    // …and so does a changes answer's `removed`.
+    if (format === 'csv' && changes !== undefined && pairs.get(CHANGED_SINCE))
+      reply.trailer('x-removed', async () => encodeURIComponent(JSON.stringify(removed ?? [])))
     if (changes !== undefined) reply.header('x-changes-token', changes).header('access-control-expose-headers', 'ETag, X-Changes-Token')
     if (paging) {
       const shown = page as PageInfo | undefined

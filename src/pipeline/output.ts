@@ -25,8 +25,8 @@ export interface Reshaping {
   readonly fields: readonly Field[]
   /** A tree's children member: the tree's nodes are lines of their own in CSV and Excel. */
   readonly children?: string
-  /** Told the answer's `errors` once it has ended (CSV sends them after its body). */
-  readonly errors?: (errors: readonly string[]) => void
+  /** Told the answer's `errors`, and a changes answer's `removed`, once it has ended (CSV sends them after its body). */
+  readonly errors?: (errors: readonly string[], removed?: readonly unknown[]) => void
 }
 
 /** The top-level members of an envelope other than `data` (`errors`, …), in their order. */
@@ -169,8 +169,9 @@ export function reshaped(body: Body, out: OutputRequest, how: Reshaping): AsyncG
   const lines = async function* () {
     for await (const item of shaped()) yield* linesOf(item, out, how.children)
   }
-  if (out.format === 'csv') return asCsv(lines(), columns, out, () => how.errors?.(errorsOf()))
-  return asXlsx(lines(), columns, out, errorsOf)
+  const removedOf = () => (Array.isArray(rest.get('removed')) ? (rest.get('removed') as Item[]) : undefined)
+  if (out.format === 'csv') return asCsv(lines(), columns, out, () => how.errors?.(errorsOf(), removedOf()))
+  return asXlsx(lines(), columns, out, errorsOf, removedOf)
 }
 
 async function* asJson(items: AsyncIterable<Item>, rest: Rest): AsyncGenerator<Buffer> {
@@ -225,6 +226,7 @@ async function* asXlsx(
   columns: readonly Column[],
   out: OutputRequest,
   errors: () => readonly string[],
+  removed: () => readonly Item[] | undefined,
 ): AsyncGenerator<Buffer> {
   const sink = new PassThrough()
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: sink, useStyles: true, useSharedStrings: false })
@@ -260,6 +262,15 @@ async function* asXlsx(
     issues.columns = [{ header: 'error', key: 'error', width: 100 }]
     for (const e of errors()) issues.addRow({ error: e }).commit()
     issues.commit()
+    // A changes answer's `removed`: the identities of the rows gone since its token.
+    const gone = removed()
+    if (gone !== undefined) {
+      const keys = [...new Set(gone.flatMap((r) => Object.keys(r)))]
+      const sheet = book.addWorksheet('removed')
+      sheet.columns = keys.map((k) => ({ header: k, key: k, width: 20 }))
+      for (const r of gone) sheet.addRow(r).commit()
+      sheet.commit()
+    }
     await book.commit()
   }
   const values = (line: { item: Item; row?: Item }): unknown[] =>

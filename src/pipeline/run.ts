@@ -43,7 +43,7 @@ export interface RunOptions {
   /** The format the request's `Accept` prefers (the route negotiates it; `format` in the query wins). */
   readonly format?: Format
   /** Told an answer's `errors` when it is not JSON (CSV sends them after its body), once the answer has ended. */
-  readonly errors?: (errors: readonly string[]) => void
+  readonly errors?: (errors: readonly string[], removed?: readonly unknown[]) => void
 }
 
 interface JoinedPage {

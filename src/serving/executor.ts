@@ -45,8 +45,8 @@ export interface Execution {
   readonly gen?: (gen: string) => void
   /** Told a paged answer's next cursor and total (`limit`), before the answer is given. */
   readonly page?: (info: PageInfo) => void
-  /** Told a CSV answer's `errors` once its body has ended. */
-  readonly errors?: (errors: readonly string[]) => void
+  /** Told a CSV answer's `errors`, and a changes answer's `removed`, once its body has ended. */
+  readonly errors?: (errors: readonly string[], removed?: readonly unknown[]) => void
 }
 
 export interface Executor {

@@ -216,7 +216,7 @@ export class WorkerPool implements Executor {
       case 'page':
         return job.how.page?.(m.page)
       case 'errors':
-        return job.how.errors?.(m.errors)
+        return job.how.errors?.(m.errors, m.removed)
       case 'whole':
         this.#finished(slot, job, m.rows, m.queries)
         job.done = true

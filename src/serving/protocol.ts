@@ -44,7 +44,7 @@ export type FromWorker =
   /** A paged answer's next cursor and total, sent before its bytes. */
   | { readonly type: 'page'; readonly id: number; readonly page: PageInfo }
   /** A CSV answer's `errors`, sent after its last chunk and before its end. */
-  | { readonly type: 'errors'; readonly id: number; readonly errors: readonly string[] }
+  | { readonly type: 'errors'; readonly id: number; readonly errors: readonly string[]; readonly removed?: readonly unknown[] }
   | { readonly type: 'whole'; readonly id: number; readonly bytes: ArrayBuffer; readonly rows: number | null; readonly queries: number[] }
   | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer }
   | { readonly type: 'end'; readonly id: number; readonly rows: number | null; readonly queries: number[] }

@@ -105,7 +105,8 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
         signal: stop,
         page: (page: PageInfo) => post({ type: 'page', id: m.id, page }),
         format: m.format,
-        errors: (errors: readonly string[]) => post({ type: 'errors', id: m.id, errors }),
+        errors: (errors: readonly string[], removed?: readonly unknown[]) =>
+          post({ type: 'errors', id: m.id, errors, ...(removed ? { removed } : {}) }),
       }
       const answered = await answer(m.service, m.query, options)
       const body = m.bound ? await boundedBytes(answered, m.bound) : answered

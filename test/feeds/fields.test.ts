@@ -183,6 +183,31 @@ for (const backend of BACKENDS)
       assert.equal(second.body, '\ufeffНомер\r\nЗР-0001\r\nЗР-0003\r\n')
     })
 
+    it('changes as CSV carry removed in the x-removed trailer, as Excel on a sheet of their own (after the tests that read Q-1: it deletes it)', async () => {
+      const W = '/main/hs/warehouses/get'
+      const tokenOf = (res: { headers: Record<string, unknown> }) => String(res.headers['x-changes-token'])
+      // A changed_since answer carries the position it read (a plain one may be a minute behind).
+      const token = tokenOf(await app.api(`${W}?changed_since=${q(tokenOf(await app.api(W)))}`))
+      assert.ok((await app.importMore([{ type: 'Справочник.Склады', ref: uuid('w-quoted'), deleted: true }])).ok)
+      const csv = await app.api(`${W}?format=csv&changed_since=${q(token)}`)
+      assert.equal(csv.body, '\ufeffКод,Наименование,ЭтоГруппа\r\n')
+      assert.deepEqual(errorsOf(csv.trailers['x-removed']), [{ Код: 'Q-1' }])
+      assert.deepEqual(errorsOf(csv.trailers['x-errors']), [])
+      const xlsx = await app.api(`${W}?format=xlsx&changed_since=${q(token)}`)
+      const book = new ExcelJS.Workbook()
+      await book.xlsx.load(xlsx.raw as unknown as ArrayBuffer)
+      assert.deepEqual(
+        book
+          .getWorksheet('removed')!
+          .getSheetValues()
+          .slice(1)
+          .map((r) => (r as unknown[]).slice(1)),
+        [['Код'], ['Q-1']],
+      )
+      // Without changed_since, no such trailer.
+      assert.equal((await app.api(`${W}?format=csv`)).trailers['x-removed'], undefined)
+    })
+
     it('compressed CSV decompresses to the plain CSV', async () => {
       const plain = await app.api(`${P}?format=csv`)
       const gz = await app.get(`${P}?format=csv`, { ...basic(READER.name, READER.password), 'accept-encoding': 'gzip' })
