@@ -166,9 +166,11 @@ async function engine(name: string, db: string, fake: Fake): Promise<void> {
   const scanAll = !(full.code !== 0 && full.lines.some((l) => /option '?--scan-all/i.test(l)))
   if (scanAll) check(full, 'full scan')
   const rate = first.read / first.seconds
+  // Issue 33: PostgreSQL's first load is held to 3,000 objects/s, SQLite's to 5,000.
+  const target = name === 'PostgreSQL' ? 3000 : 5000
   console.log(`\n${name}: scale ${SCALE}`)
   console.log(
-    `  first load:  ${first.read} objects read, ${first.written} written in ${first.seconds.toFixed(1)} s = ${Math.round(rate)} objects/s (target ≥ 5000)`,
+    `  first load:  ${first.read} objects read, ${first.written} written in ${first.seconds.toFixed(1)} s = ${Math.round(rate)} objects/s (target ≥ ${target})`,
   )
   console.log(
     `               ${first.requests} requests, ${(first.bytes / 1e6).toFixed(1)} MB; fake 1C CPU ${first.fakeCpu.toFixed(1)} s = ${Math.round((100 * first.fakeCpu) / first.seconds)}% of the wall time`,
@@ -177,11 +179,14 @@ async function engine(name: string, db: string, fake: Fake): Promise<void> {
   console.log(
     `  unchanged:   ${second.read} read, ${second.written} written in ${second.seconds.toFixed(1)} s = ${((100 * second.seconds) / first.seconds).toFixed(1)}% of the first (target < 10%), ${second.requests} requests; sync RSS ${Math.round(second.rssMb)} MB`,
   )
-  if (scanAll)
+  if (scanAll) {
     console.log(
       `  full scan:   ${full.read} read, ${full.written} written in ${full.seconds.toFixed(1)} s, ${full.requests} requests (--scan-all); sync RSS ${Math.round(full.rssMb)} MB`,
     )
-  else
+    console.log(
+      `  unchanged against the full scan: ${((100 * second.requests) / full.requests).toFixed(1)}% of its requests (target < 15%), ${((100 * second.seconds) / full.seconds).toFixed(1)}% of its time`,
+    )
+  } else
     console.log(
       '  full scan:   not measured: this sync does not recognise --scan-all yet (sync.md §7.4); the unchanged cycle above scans every window',
     )
