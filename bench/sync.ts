@@ -5,7 +5,9 @@
 // not be the bottleneck); an unchanged cycle (a recent scan, sync.md §7.4) and a full scan
 // (`--scan-all`); the peak RSS (VmHWM) of each sync process and of the fake.
 // Targets (issue 10): ≥ 5,000 objects/s, the unchanged cycle under 10% of the first, sync RSS
-// < 300 MB; at the size of a real base (BENCH_SCALE=100, 1.19 M objects) the fake's RSS < 500 MB.
+// < 300 MB; at the size of a real base (BENCH_SCALE=100, 1.19 M objects) the fake's RSS < 500 MB,
+// and (issue 33) ≥ 3,000 objects/s on PostgreSQL, the unchanged cycle under 15% of the full
+// scan's requests.
 //
 // Up to scale 10 the fake builds the demo base itself (`fake-1c --demo`); above it the base is
 // built once by `docgate demo` and kept in the system's temporary folder for the next runs
@@ -166,9 +168,11 @@ async function engine(name: string, db: string, fake: Fake): Promise<void> {
   const scanAll = !(full.code !== 0 && full.lines.some((l) => /option '?--scan-all/i.test(l)))
   if (scanAll) check(full, 'full scan')
   const rate = first.read / first.seconds
+  // Issue 33: PostgreSQL's first load is held to 3,000 objects/s, SQLite's to 5,000.
+  const target = name === 'PostgreSQL' ? 3000 : 5000
   console.log(`\n${name}: scale ${SCALE}`)
   console.log(
-    `  first load:  ${first.read} objects read, ${first.written} written in ${first.seconds.toFixed(1)} s = ${Math.round(rate)} objects/s (target ≥ 5000)`,
+    `  first load:  ${first.read} objects read, ${first.written} written in ${first.seconds.toFixed(1)} s = ${Math.round(rate)} objects/s (target ≥ ${target})`,
   )
   console.log(
     `               ${first.requests} requests, ${(first.bytes / 1e6).toFixed(1)} MB; fake 1C CPU ${first.fakeCpu.toFixed(1)} s = ${Math.round((100 * first.fakeCpu) / first.seconds)}% of the wall time`,
@@ -177,11 +181,14 @@ async function engine(name: string, db: string, fake: Fake): Promise<void> {
   console.log(
     `  unchanged:   ${second.read} read, ${second.written} written in ${second.seconds.toFixed(1)} s = ${((100 * second.seconds) / first.seconds).toFixed(1)}% of the first (target < 10%), ${second.requests} requests; sync RSS ${Math.round(second.rssMb)} MB`,
   )
-  if (scanAll)
+  if (scanAll) {
     console.log(
       `  full scan:   ${full.read} read, ${full.written} written in ${full.seconds.toFixed(1)} s, ${full.requests} requests (--scan-all); sync RSS ${Math.round(full.rssMb)} MB`,
     )
-  else
+    console.log(
+      `  unchanged against the full scan: ${((100 * second.requests) / full.requests).toFixed(1)}% of its requests (target < 15%), ${((100 * second.seconds) / full.seconds).toFixed(1)}% of its time`,
+    )
+  } else
     console.log(
       '  full scan:   not measured: this sync does not recognise --scan-all yet (sync.md §7.4); the unchanged cycle above scans every window',
     )

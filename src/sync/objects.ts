@@ -333,7 +333,7 @@ class ObjectSync {
             const reg = this.ctx.registers.get(register)
             if (!reg) continue
             this.writer.writeOther(ref, { type: reg.type, Регистратор: { type: this.typeOf(), ref }, Движения: [] }, false)
-            this.writer.also(() => this.ctx.state.saveRecorder(register, ref, set, undefined))
+            this.writer.recorder(register, ref, set, undefined)
           }
         }
         await this.writer.flushIfFull()

@@ -133,12 +133,12 @@ class RegisterSync {
     if (moves.length === 0) {
       if (await this.hasStoredSet(recorder.ref)) {
         this.writer.writeOther(recorder.ref, mapped.object)
-        this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, undefined))
+        this.writer.recorder(this.plan.entitySet, recorder.ref, recorder.set, undefined)
       }
     } else {
       const info = infoOf(mapped, this.horizon)
       this.writer.writeOther(recorder.ref, mapped.object)
-      this.writer.also(() => this.ctx.state.saveRecorder(this.plan.entitySet, recorder.ref, recorder.set, info))
+      this.writer.recorder(this.plan.entitySet, recorder.ref, recorder.set, info)
     }
     if (queued) this.writer.also(dequeue)
     await this.writer.flushIfFull()
@@ -290,7 +290,7 @@ class RegisterSync {
             const type = `Документ.${set.slice('Document_'.length)}`
             this.writer.writeOther(ref, { type: this.plan.type, Регистратор: { type, ref }, Движения: [] }, false)
             this.report.deleted++
-            this.writer.also(() => this.ctx.state.saveRecorder(register, ref, set, undefined))
+            this.writer.recorder(register, ref, set, undefined)
             await this.writer.flushIfFull()
           }
         }

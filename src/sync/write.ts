@@ -32,6 +32,9 @@ export class SetWriter {
   #pending = new Map<string, Held>()
   /** Recorders that join a register's queue with this batch (§7.5 step 1): register → [recorder, its set]. */
   #queue = new Map<string, [string, string][]>()
+  /** The rows written for recorders in this batch (§7.7), saved with it: register → entries. */
+  #recorders = new Map<string, [string, string, [string, string][] | undefined][]>()
+  #recorderCount = 0
 
   constructor(
     readonly sql: SqlPort,
@@ -79,6 +82,14 @@ export class SetWriter {
     this.#pending.set(ref, { version, hash, extra })
   }
 
+  /** What the connector holds of a recorder's set after this batch: its rows, or undefined for none. */
+  recorder(register: string, recorder: string, recorderSet: string, rows: [string, string][] | undefined): void {
+    const list = this.#recorders.get(register) ?? []
+    list.push([recorder, recorderSet, rows])
+    this.#recorders.set(register, list)
+    this.#recorderCount++
+  }
+
   /** State writes that must commit with this batch (a window done, a queue entry gone). */
   also(work: () => Promise<void>): void {
     this.#after.push(work)
@@ -86,7 +97,8 @@ export class SetWriter {
 
   /** Closes the batch at 1000 objects, or as many bookkeeping rows: nothing is held beyond a batch. */
   async flushIfFull(): Promise<void> {
-    if (this.#items.length >= BATCH_SIZE || this.#versions.length + this.#after.length >= BATCH_SIZE) await this.flush()
+    if (this.#items.length >= BATCH_SIZE || this.#versions.length + this.#after.length + this.#recorderCount >= BATCH_SIZE)
+      await this.flush()
   }
 
   async flush(): Promise<void> {
@@ -95,7 +107,8 @@ export class SetWriter {
       this.#versions.length === 0 &&
       this.#after.length === 0 &&
       this.#forget.length === 0 &&
-      this.#queue.size === 0
+      this.#queue.size === 0 &&
+      this.#recorders.size === 0
     )
       return
     const items = this.#items.splice(0)
@@ -103,6 +116,9 @@ export class SetWriter {
     const after = this.#after.splice(0)
     const forget = this.#forget
     const queue = this.#queue
+    const recorders = this.#recorders
+    this.#recorders = new Map()
+    this.#recorderCount = 0
     this.#forget = []
     this.#pending = new Map()
     this.#queue = new Map()
@@ -130,6 +146,7 @@ export class SetWriter {
       await this.state.saveObjects(this.entitySet, [...saved, ...versions])
       await this.state.forgetObjects(this.entitySet, forget)
       for (const [register, entries] of queue) await this.state.enqueue(register, entries)
+      for (const [register, entries] of recorders) await this.state.saveRecorders(register, entries)
       for (const work of after) await work()
     })
     this.report.written += written

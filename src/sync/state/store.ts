@@ -264,20 +264,27 @@ export class SyncStore {
     )
   }
 
-  async saveRecorder(
+  /**
+   * The rows written for these recorders of a register, or none (undefined: the connector no
+   * longer holds a set of it); a recorder named twice keeps its last entry. One prepared
+   * statement over the batch's recorders instead of a call per recorder.
+   */
+  async saveRecorders(
     register: string,
-    recorder: string,
-    recorderSet: string,
-    rows: readonly [string, string][] | undefined,
+    entries: Iterable<readonly [recorder: string, recorderSet: string, rows: readonly [string, string][] | undefined]>,
   ): Promise<void> {
-    if (!rows) {
-      await this.sql.run('DELETE FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
-      return
+    const last = new Map<string, readonly [string, readonly [string, string][] | undefined]>()
+    for (const [recorder, set, rows] of entries) last.set(recorder, [set, rows])
+    const saved: SqlValue[][] = []
+    for (const [recorder, [set, rows]] of last) {
+      if (rows) saved.push([register, recorder, set, JSON.stringify(rows), lastPeriodOf(rows)])
+      else await this.sql.run('DELETE FROM sync_recorders WHERE register = ? AND recorder = ?', [register, recorder])
     }
-    await this.sql.run(
-      `INSERT INTO sync_recorders (register, recorder, recorder_set, rows, last_period) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (register, recorder) DO UPDATE SET recorder_set = excluded.recorder_set, rows = excluded.rows, last_period = excluded.last_period`,
-      [register, recorder, recorderSet, JSON.stringify(rows), lastPeriodOf(rows)],
+    await this.sql.upsertRows(
+      'sync_recorders',
+      ['register', 'recorder', 'recorder_set', 'rows', 'last_period'],
+      ['register', 'recorder'],
+      saved,
     )
   }
 
