@@ -4,7 +4,8 @@
 // 150,000 lines) as JSON, CSV and XLSX, and the same kept to three fields; the server's
 // resident memory is sampled every 20 ms while each streams to a reader that drops it.
 // Printed: lines, bytes, seconds and the server's peak RSS per request, and its RSS before.
-// Environment: BENCH_SCALE (default 100), BENCH_DB (a store to use as it is).
+// Environment: BENCH_SCALE (default 100), BENCH_DB (a store to use as it is), BENCH_ONLY (a
+// regular expression over the requests' names).
 import { request } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { BENCH_AUTH, ROOT } from './harness.js'
@@ -13,6 +14,7 @@ import { sqliteStore } from './scale/store.js'
 
 const scale = Number(process.env.BENCH_SCALE ?? 100)
 const q = (s: string) => encodeURIComponent(s)
+const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : undefined
 const CASES = [
   { name: 'orders full, JSON', path: '/main/hs/orders/get?full=true' },
   { name: 'orders full, CSV, a line per goods row', path: `/main/hs/orders/get?full=true&format=csv&rows=${q('Товары')}` },
@@ -65,7 +67,7 @@ const serveArgs = [
 console.log(`docgate serve on ${db} (scale ${scale}), answer cache off, no time limit; a fresh server per request`)
 console.log('request | status | lines | bytes | seconds | server RSS before | peak | growth')
 const mb = (kb: number) => `${Math.round(kb / 1024)} MB`
-for (const c of CASES) {
+for (const c of CASES.filter((c) => !only || only.test(c.name))) {
   const server = await startPinned(1, serveArgs, ROOT)
   try {
     const pid = server.child.pid!
