@@ -8,6 +8,8 @@ import { DEFAULT_TIME_LIMIT_MS, createExecutor } from '../app/create.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import type { Executor } from '../serving/executor.js'
 import { errorText } from '../http/server.js'
+import { changesHeader } from '../endpoints/changes.js'
+import { Generations } from '../serving/generations.js'
 import { buildMcpServer } from '../mcp/server.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
 import { normalizeName, listUsers } from '../users/store.js'
@@ -24,10 +26,12 @@ export async function mcp(flags: { db?: string; user?: string }): Promise<number
       endpoints = ENDPOINTS.filter((e) => user.methods.includes('*') || user.methods.includes(e.service))
     }
     executor = await createExecutor({ sql, timeLimitMs: DEFAULT_TIME_LIMIT_MS })
+    const generations = new Generations(sql)
     const server = buildMcpServer(endpoints, {
       executor,
       now: () => new Date(),
       errorText,
+      changes: (e, pairs) => changesHeader(sql, e, pairs, () => generations.position()),
       // The log keeps what the tool's answer leaves out (a store's host and port, the driver's text).
       onError: (err, service) => console.error(`docgate mcp: ${service}: ${err instanceof Error ? err.message : String(err)}`),
     })

@@ -441,7 +441,11 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
     return reply.code(204).headers(PREFLIGHT).send()
   })
 
-  registerMcp(app, { ...options, errorText })
+  registerMcp(app, {
+    ...options,
+    errorText,
+    changes: (e, pairs) => changesHeader(options.sql, e, pairs, () => generations.position()),
+  })
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send(NOT_FOUND))
   app.setErrorHandler((err, req, reply) => {

@@ -9,6 +9,7 @@ import type { Endpoint } from '../endpoints/define.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import type { Executor } from '../serving/executor.js'
 import { buildMcpServer } from './server.js'
+import type { CallOptions } from './tools.js'
 
 type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 
@@ -20,6 +21,8 @@ export interface McpRouteOptions {
   readonly now?: () => Date
   /** The API's 500 text (http/server.ts `errorText`), so a failed tool call reads like a failed request. */
   readonly errorText: (err: unknown) => string
+  /** The position of a list's answer, as the API's X-Changes-Token (http/server.ts). */
+  readonly changes?: CallOptions['changes']
 }
 
 // The API's 401, byte for byte (http/server.ts `deny`); the HTTP test compares the two.
@@ -53,7 +56,12 @@ async function grantedEndpoints(
 }
 
 export function registerMcp(app: FastifyInstance & { draining?: boolean }, options: McpRouteOptions): void {
-  const run = { executor: options.executor, now: options.now ?? (() => new Date()), errorText: options.errorText }
+  const run: CallOptions = {
+    executor: options.executor,
+    now: options.now ?? (() => new Date()),
+    errorText: options.errorText,
+    ...(options.changes ? { changes: options.changes } : {}),
+  }
   const granted = new WeakMap<FastifyRequest, Endpoint[]>()
 
   app.post('/mcp', {

@@ -3,7 +3,8 @@
 // runs the route's own pipeline, so a tool answers exactly what the API answers, bounded
 // (bound.ts) so that one call cannot flood an agent's context.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { Endpoint, Param } from '../endpoints/define.js'
+import type { Endpoint, ListEndpoint, Param } from '../endpoints/define.js'
+import { BadPageRequest } from '../endpoints/pages.js'
 import type { PageInfo } from '../endpoints/pages.js'
 import { changesParams, describeParam, outputParams, pageParams, periodParams } from '../endpoints/describe.js'
 import { isIn } from '../endpoints/parse.js'
@@ -83,6 +84,12 @@ export interface CallOptions {
   /** The text of an unexpected failure, as the API's 500 prints it. */
   readonly errorText: (err: unknown) => string
   readonly onError?: (err: unknown, service: string) => void
+  /**
+   * The change position of a list's answer (its X-Changes-Token), read before the answer;
+   * throws BadChangesToken for a `changed_since` that cannot be followed. Without it a tool
+   * call names no position.
+   */
+  readonly changes?: (e: ListEndpoint, pairs: ReadonlyMap<string, string>) => Promise<string>
   /** The bound of an answer (default ROW_LIMIT rows, BYTE_LIMIT bytes); tests lower it. */
   readonly limits?: { readonly rows: number; readonly bytes: number }
 }
@@ -114,6 +121,13 @@ export async function callTool(
 
   let result: BoundedText
   let page: PageInfo | undefined
+  let token: string | undefined
+  try {
+    if (e.kind === 'list' && options.changes) token = await options.changes(e, pairs)
+  } catch (err) {
+    if (!(err instanceof BadPageRequest)) throw err
+    return refuse(JSON.stringify({ error: err.message }))
+  }
   try {
     const query = new URLSearchParams([...pairs]).toString()
     const bound = { ...limits, tree: treeOf(e) !== undefined }
@@ -127,7 +141,7 @@ export async function callTool(
     return refuse(JSON.stringify({ error: options.errorText(err) }))
   }
   const errors = result.errors.slice(0, ERROR_LIMIT)
-  const content: CallToolResult['content'] = [{ type: 'text', text: envelope(result.rows, errors) }]
+  const content: CallToolResult['content'] = [{ type: 'text', text: envelope(result.rows, errors, result.removed) }]
   const notes: string[] = []
   const left = result.total - result.rows.length
   if (left > 0) {
@@ -149,6 +163,9 @@ export async function callTool(
   const paged = page as PageInfo | undefined
   if (paged?.total !== undefined) notes.push(`The whole list has ${paged.total} rows.`)
   if (paged?.next !== undefined) notes.push(`More rows follow: call again with the same arguments and cursor "${paged.next}".`)
+  // A replicating agent's next position; a plain call's answer stays as it was.
+  if (token !== undefined && result.removed !== undefined)
+    notes.push(`For what changes after this answer, call again with changed_since "${token}".`)
   if (notes.length > 0) content.push({ type: 'text', text: notes.join(' ') })
   return { content }
 }

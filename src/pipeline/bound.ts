@@ -19,6 +19,8 @@ export interface Bounded {
   /** Size in bytes of the first row left out (to tell an agent when one row alone is over the bound). */
   readonly firstLeftOutBytes?: number
   readonly errors: readonly string[]
+  /** A changes answer's `removed` (changed_since), whole: identities are small. */
+  readonly removed?: readonly unknown[]
 }
 
 const OPEN_OBJECT = 0x7b
@@ -112,15 +114,16 @@ export async function bound(body: Body | Readable, limits = { rows: ROW_LIMIT, b
     }
   }
 
-  return { rows, total, ...(firstLeftOutBytes !== undefined ? { firstLeftOutBytes } : {}), errors: tailErrors(tail) }
+  return { rows, total, ...(firstLeftOutBytes !== undefined ? { firstLeftOutBytes } : {}), ...tailOf(tail) }
 }
 
-/** `,"errors":[…]}` (possibly over several chunks, the last of which the loop saw whole). */
-function tailErrors(tail: readonly Buffer[]): string[] {
+/** `,"removed":[…],"errors":[…]}` (possibly over several chunks, the last of which the loop saw whole). */
+function tailOf(tail: readonly Buffer[]): { errors: string[]; removed?: unknown[] } {
   const text = Buffer.concat(tail).toString('utf8')
-  if (text.trim() === '') return []
-  const parsed = JSON.parse(`{"data":[]${text}`) as { errors?: unknown }
-  return Array.isArray(parsed.errors) ? parsed.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : []
+  if (text.trim() === '') return { errors: [] }
+  const parsed = JSON.parse(`{"data":[]${text}`) as { errors?: unknown; removed?: unknown }
+  const errors = Array.isArray(parsed.errors) ? parsed.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : []
+  return { errors, ...(Array.isArray(parsed.removed) ? { removed: parsed.removed } : {}) }
 }
 
 export interface BoundedTree extends Bounded {
@@ -259,7 +262,7 @@ export async function boundTree(body: Body | Readable, limits = { rows: ROW_LIMI
     rows,
     total,
     ...(leftOut !== undefined ? { firstLeftOutBytes: sizeAt(leftOut, cut) } : {}),
-    errors: tailErrors(tail),
+    ...tailOf(tail),
     ...(wasCut ? { cutLevel: cut } : {}),
   }
 }
@@ -277,6 +280,7 @@ export interface BoundedText {
   readonly total: number
   readonly firstLeftOutBytes?: number
   readonly errors: readonly string[]
+  readonly removed?: readonly unknown[]
   readonly cutLevel?: number
 }
 
@@ -291,6 +295,7 @@ export async function boundedBytes(body: Body | Readable, spec: BoundSpec): Prom
     rows: b.rows.map((r) => r.toString('utf8')),
     total: b.total,
     errors: b.errors,
+    ...(b.removed !== undefined ? { removed: b.removed } : {}),
     ...(b.firstLeftOutBytes !== undefined ? { firstLeftOutBytes: b.firstLeftOutBytes } : {}),
     ...(b.cutLevel !== undefined ? { cutLevel: b.cutLevel } : {}),
   }

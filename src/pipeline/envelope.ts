@@ -18,5 +18,5 @@ export const closeRows = (issues: readonly string[], removed?: readonly string[]
 export const closeData = (issues: readonly string[]): Buffer => Buffer.from(`,"errors":${JSON.stringify(issues)}}`)
 
 /** A whole answer of rows already printed as JSON text. */
-export const envelope = (rows: readonly (Buffer | string)[], issues: readonly string[]): string =>
-  `{"data":[${rows.map((r) => r.toString()).join(',')}],"errors":${JSON.stringify(issues)}}`
+export const envelope = (rows: readonly (Buffer | string)[], issues: readonly string[], removed?: readonly unknown[]): string =>
+  `{"data":[${rows.map((r) => r.toString()).join(',')}]${removed === undefined ? '' : `,"removed":${JSON.stringify(removed)}`},"errors":${JSON.stringify(issues)}}`

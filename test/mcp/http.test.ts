@@ -202,6 +202,22 @@ for (const backend of BACKENDS)
       assert.deepEqual(texts(bad), ['{"error":"cursor is not one this request gave: malformed"}'])
     })
 
+    it('a changed_since call answers removed and names the next position; a token that cannot be followed is refused (decision "Changes since")', async () => {
+      const client = await connect(READER)
+      const plain = await api('/main/hs/warehouses/get')
+      const token = plain.headers.get('x-changes-token')!
+      assert.match(token, /^\d+\.[\w-]{12}$/)
+      const [envelope, note, ...rest] = texts(await client.callTool({ name: 'warehouses', arguments: { changed_since: token } }))
+      assert.deepEqual(rest, [])
+      assert.equal(envelope, '{"data":[],"removed":[],"errors":[]}')
+      assert.match(note!, /^For what changes after this answer, call again with changed_since "\d+\.[\w-]{12}"\.$/)
+      // A plain call names no position: its answer is what it always was.
+      assert.deepEqual(texts(await client.callTool({ name: 'warehouses', arguments: { code: '000000001' } })), [MAIN_WAREHOUSE])
+      const forged = (await client.callTool({ name: 'warehouses', arguments: { changed_since: `1.${'x'.repeat(12)}` } })) as CallToolResult
+      assert.equal(forged.isError, true)
+      assert.match(texts(forged)[0]!, /^\{"error":"changed_since is not a token this store gave: /)
+    })
+
     it('a user sees and calls only the tools of the services granted to them', async () => {
       const client = await connect(CASHIER)
       assert.deepEqual(
