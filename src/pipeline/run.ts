@@ -88,8 +88,12 @@ type Decided = ReturnType<typeof decide>
 async function runListOnLoop(ep: ListEndpoint, pairs: ReadonlyMap<string, string>, options: RunOptions): Promise<Body | null> {
   const decided = decide(ep, pairs, options.sql, options.now)
   const { range, full, stored, plan, req } = decided
-  // A page is read row by row, up to 10,000 of them: the pool's work; so are changes, read through the log.
-  if (decided.page !== undefined || decided.changes !== undefined) return null
+  // Changes are read through the log: the pool's work. So is a page of full forms, a filtered
+  // or counted one, or one over PAGE rows; a page of short forms of the whole list or a period
+  // is a few indexed, joined reads, like the period's own ready pages.
+  if (decided.changes !== undefined) return null
+  if (decided.page !== undefined)
+    return !full && range !== null && decided.page.limit <= PAGE && !decided.page.count ? listAnswer(ep, decided, options, true) : null
   if (range !== null) return !full || stored ? listAnswer(ep, decided, options, true) : null
   if (full || decided.postFilters.length > 0) return null
   for (const c of plan.where) {
@@ -164,7 +168,8 @@ async function listAnswer(
   const out = new ChunkWriter()
   let count = 0
 
-  if (decided.page !== undefined) return paged(decided.page)
+  if (decided.page !== undefined)
+    return !full && postFilters.length === 0 ? joinedPaged(decided.page) : loopOnly ? null : paged(decided.page)
 
   if (range !== null) {
     signal?.throwIfAborted()
@@ -344,6 +349,27 @@ async function listAnswer(
         : undefined
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
     return Buffer.concat(parts)
+  }
+
+  /**
+   * A page of short forms, joined by the store as a whole list's pages are: one statement for
+   * its rows, and when it is full one for its last row's sort keys (the next cursor) and one
+   * asking whether a row follows them.
+   */
+  async function joinedPaged(page: PageRequest): Promise<Buffer> {
+    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, page.limit, { form: 'short', after: page.after })
+    const [row] = await sql.all<Row>(text, params)
+    const n = Number(row?.n ?? 0)
+    let next: string | undefined
+    if (n === page.limit) {
+      const end = compilePageEnd(plan, sql.dialect, page.limit, page.after)
+      const [last] = await sql.all<Row>(end.sql, end.params)
+      const at = keys.map((k) => last![k] as SqlValue)
+      if ((await fetch(at, 1)).length > 0) next = encodeCursor(ep, decided.pairs, at)
+    }
+    counted?.(n)
+    told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
+    return Buffer.concat([OPEN_ROWS, sql.dialect.bytes.value(row?.body) ?? Buffer.alloc(0), closeRows(req.issues)])
   }
 
   /** The rows of the whole list: counted by the store, or read and post-filtered. */

@@ -75,6 +75,35 @@ for (const backend of BACKENDS)
       assert.equal(await ready(req('materials')), true)
       assert.equal(await ready(req('materials', 'name=кабель')), false)
       assert.equal(await ready(req('nothing')), false)
+      // A page of short forms of the whole list or a period, up to 500 rows and not counted:
+      // a few joined reads. A full, filtered, counted or larger page is the pool's.
+      assert.equal(await ready(req('payments', 'limit=7')), true)
+      assert.equal(await ready(req('payments', 'limit=7&from=01.11.2026&to=03.11.2026')), true)
+      assert.equal(await ready(req('payments', 'limit=7&full=true')), false)
+      assert.equal(await ready(req('payments', 'limit=7&code=00')), false)
+      assert.equal(await ready(req('payments', 'limit=7&count=true')), false)
+      assert.equal(await ready(req('payments', 'limit=501')), false)
+    })
+
+    it('gives a page of short forms on the loop with the next cursor; its pages join into the whole list', async () => {
+      const loop = inProcessExecutor(sql, 0)
+      const whole = JSON.parse(await text(await loop.execute(req('payments'), how))).data
+      const rows: unknown[] = []
+      let cursor: string | undefined
+      let pages = 0
+      do {
+        let next: string | undefined
+        const query = `limit=7${cursor ? `&cursor=${cursor}` : ''}`
+        const body = await loop.attempt(req('payments', query), { ...how, page: (p) => (next = p.next) })
+        assert.notEqual(body, null, query)
+        const page = JSON.parse(await text(body!))
+        assert.deepEqual(page.errors, [])
+        rows.push(...page.data)
+        cursor = next
+        pages++
+      } while (cursor !== undefined && pages < 20)
+      assert.equal(pages, 9, '60 rows in pages of 7')
+      assert.deepEqual(rows, whole)
     })
 
     it('answers the requests a substring condition bounds to a few rows, as the trigram index finds them', async () => {
