@@ -10,6 +10,7 @@ import Negotiator from 'negotiator'
 import type { Endpoint } from './define.js'
 import { m } from './meanings.js'
 import type { Meaning } from './meanings.js'
+import { given } from './pages.js'
 import { SCHEMAS } from './responses.js'
 
 export type Format = 'json' | 'csv' | 'xlsx'
@@ -118,11 +119,6 @@ function merge(a: readonly Field[], b: readonly Field[]): Field[] {
 /** Every path a request may name, dotted, in print order. */
 function fieldPaths(fields: readonly Field[], prefix = ''): string[] {
   return fields.flatMap((f) => [`${prefix}${f.name}`, ...(f.fields ? fieldPaths(f.fields, `${prefix}${f.name}.`) : [])])
-}
-
-const given = (pairs: ReadonlyMap<string, string>, name: string): string | undefined => {
-  const v = pairs.get(name)
-  return v === undefined || v === '' ? undefined : v
 }
 
 /** The format an `Accept` header prefers among JSON, CSV and XLSX; JSON when it names none of them. */

@@ -52,7 +52,7 @@ export interface PageInfo {
 export class BadPageRequest extends Error {}
 
 // An empty value is the same as an absent parameter (decision D5), as for the contract's.
-const given = (pairs: ReadonlyMap<string, string>, name: string): string | undefined => {
+export const given = (pairs: ReadonlyMap<string, string>, name: string): string | undefined => {
   const v = pairs.get(name)
   return v === undefined || v === '' ? undefined : v
 }

@@ -152,8 +152,8 @@ function cell(line: { item: Item; row?: Item }, column: Column, rows: string | u
 
 const BOM = '\ufeff'
 const CSV_OPTIONS = { record_delimiter: '\r\n', cast: { boolean: (v: boolean) => (v ? 'true' : 'false') } } as const
-/** CSV lines stringified at a time (one call each; one line per call costs more than the lines). */
-const CSV_BATCH = 500
+/** Items or CSV lines written at a time (one call to stringify each; a call per line costs more than the line). */
+const BATCH = 500
 
 /** The answer in the asked shape: JSON kept to `fields`, CSV or an Excel workbook. */
 export function reshaped(body: Body, out: OutputRequest, how: Reshaping): AsyncGenerator<Buffer> {
@@ -179,7 +179,7 @@ async function* asJson(items: AsyncIterable<Item>, rest: Rest): AsyncGenerator<B
   let n = 0
   for await (const item of items) {
     parts.push(n++ > 0 ? `,${JSON.stringify(item)}` : JSON.stringify(item))
-    if (parts.length >= CSV_BATCH) {
+    if (parts.length >= BATCH) {
       yield Buffer.from(parts.join(''))
       parts = []
     }
@@ -200,7 +200,7 @@ async function* asCsv(
   let batch: unknown[][] = []
   for await (const line of lines) {
     batch.push(columns.map((c) => cell(line, c, out.rows)))
-    if (batch.length >= CSV_BATCH) {
+    if (batch.length >= BATCH) {
       yield Buffer.from(stringify(batch, CSV_OPTIONS))
       batch = []
     }

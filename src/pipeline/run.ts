@@ -155,13 +155,13 @@ async function listAnswer(
   }
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
   const joinedForm = stored ? { form: 'full_form', special: ['full_issue', 'full_blobs'] } : { form: 'short' }
-  const joinedPage = async (after?: readonly SqlValue[]): Promise<JoinedPage> => {
-    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, PAGE, { ...joinedForm, after })
+  const joinedPage = async (after?: readonly SqlValue[], size = PAGE): Promise<JoinedPage> => {
+    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, size, { ...joinedForm, after })
     const [row] = await sql.all<Row>(text, params)
     return { body: sql.dialect.bytes.value(row?.body), n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
   }
-  const pageEnd = async (after?: readonly SqlValue[]): Promise<SqlValue[]> => {
-    const { sql: text, params } = compilePageEnd(plan, sql.dialect, PAGE, after)
+  const pageEnd = async (after?: readonly SqlValue[], size = PAGE): Promise<SqlValue[]> => {
+    const { sql: text, params } = compilePageEnd(plan, sql.dialect, size, after)
     const [row] = await sql.all<Row>(text, params)
     return keys.map((k) => row![k] as SqlValue)
   }
@@ -357,19 +357,15 @@ async function listAnswer(
    * asking whether a row follows them.
    */
   async function joinedPaged(page: PageRequest): Promise<Buffer> {
-    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, page.limit, { form: 'short', after: page.after })
-    const [row] = await sql.all<Row>(text, params)
-    const n = Number(row?.n ?? 0)
+    const { body, n } = await joinedPage(page.after, page.limit)
     let next: string | undefined
     if (n === page.limit) {
-      const end = compilePageEnd(plan, sql.dialect, page.limit, page.after)
-      const [last] = await sql.all<Row>(end.sql, end.params)
-      const at = keys.map((k) => last![k] as SqlValue)
+      const at = await pageEnd(page.after, page.limit)
       if ((await fetch(at, 1)).length > 0) next = encodeCursor(ep, decided.pairs, at)
     }
     counted?.(n)
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
-    return Buffer.concat([OPEN_ROWS, sql.dialect.bytes.value(row?.body) ?? Buffer.alloc(0), closeRows(req.issues)])
+    return Buffer.concat([OPEN_ROWS, body ?? Buffer.alloc(0), closeRows(req.issues)])
   }
 
   /** The rows of the whole list: counted by the store, or read and post-filtered. */
