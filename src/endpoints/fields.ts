@@ -123,7 +123,8 @@ function fieldPaths(fields: readonly Field[], prefix = ''): string[] {
 
 /** The format an `Accept` header prefers among JSON, CSV and XLSX; JSON when it names none of them. */
 export function acceptedFormat(accept: string | undefined): Format {
-  if (accept === undefined || accept === '') return 'json'
+  // What nearly every client sends is answered without parsing it (this runs for every data request).
+  if (accept === undefined || accept === '' || accept === '*/*' || accept === 'application/json') return 'json'
   const preferred = new Negotiator({ headers: { accept } }).mediaType(Object.keys(MEDIA))
   return preferred === undefined ? 'json' : MEDIA[preferred]!
 }
