@@ -2,22 +2,16 @@
 // pipeline prints is read back item by item as it streams, each `data` item kept to the
 // chosen fields, and written again as JSON, CSV or an Excel workbook. Memory holds one item
 // (and the writer's buffers), whatever the answer's size.
-import { StringDecoder } from 'node:string_decoder'
 import { PassThrough } from 'node:stream'
 import { setImmediate } from 'node:timers/promises'
 import { stringify } from 'csv-stringify/sync'
 import ExcelJS from 'exceljs'
-import { getManyValues, isMany, none } from 'stream-chain/defs.js'
-import Assembler from 'stream-json/core/assembler.js'
-import { jsonParser } from 'stream-json/core/parser.js'
-import type { Token } from 'stream-json/core/parser.js'
 import type { Column, Field, OutputRequest } from '../endpoints/fields.js'
 import { PARENT, columnsOf } from '../endpoints/fields.js'
+import { OPEN_DATA } from './envelope.js'
 
 type Body = Buffer | AsyncIterable<Buffer>
 
-/** Bytes of the answer tokenized at a time. */
-const PARSE_SLICE = 16 * 1024
 type Item = Record<string, unknown>
 
 export interface Reshaping {
@@ -32,53 +26,70 @@ export interface Reshaping {
 /** The top-level members of an envelope other than `data` (`errors`, …), in their order. */
 type Rest = Map<string, unknown>
 
-/** The `data` items of an envelope, one at a time as its bytes arrive; the other members into `rest`. */
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/**
+ * The `data` items of an envelope (pipeline/envelope.ts: it opens with `{"data":` and its
+ * items are objects), one at a time as its bytes arrive; the members after `data` into
+ * `rest`. An item's end is found by counting brackets outside strings, and the item is
+ * parsed by JSON.parse: no token per value, so the heap holds one item and the chunk.
+ */
 async function* dataItems(body: Body, rest: Rest): AsyncGenerator<unknown> {
-  const parse = jsonParser({ packValues: true, streamValues: false })
-  const decoder = new StringDecoder('utf8')
   let depth = 0
-  let key = ''
-  let inData = false
-  let asm: Assembler | undefined
-  function* take(out: unknown): Generator<unknown> {
-    const tokens = isMany(out) ? (getManyValues(out) as Token[]) : out === none || out === undefined ? [] : [out as Token]
-    for (const t of tokens) {
-      if (asm !== undefined) {
-        asm.consume(t)
-        if (!asm.done) continue
-        const value = asm.current
-        asm = undefined
-        if (inData) yield value
-        else rest.set(key, value)
-        continue
-      }
-      if (t.name === 'startObject' && depth === 0) depth = 1
-      else if (t.name === 'keyValue' && depth === 1) key = t.value
-      else if (t.name === 'startArray' && depth === 1 && key === 'data') {
-        inData = true
-        depth = 2
-      } else if (t.name === 'endArray' && inData) {
-        inData = false
-        depth = 1
-      } else if (t.name === 'endObject' && depth === 1) depth = 0
-      else {
-        asm = new Assembler()
-        asm.consume(t)
-        if (asm.done) {
-          const value = asm.current
-          asm = undefined
-          if (inData) yield value
-          else rest.set(key, value)
+  let inString = false
+  let escaped = false
+  /** The open item's bytes from earlier chunks. */
+  const held: Buffer[] = []
+  let inItem = false
+  let ended = false
+  let opened = 0
+  const tail: Buffer[] = []
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
+    if (ended) {
+      tail.push(chunk)
+      continue
+    }
+    let i = 0
+    if (opened < OPEN_DATA.length) {
+      i = Math.min(OPEN_DATA.length - opened, chunk.length)
+      if (!chunk.subarray(0, i).equals(OPEN_DATA.subarray(opened, opened + i)))
+        throw new Error('an answer that does not open with its data')
+      opened += i
+      if (opened === OPEN_DATA.length) depth = 1
+    }
+    let start = inItem ? 0 : -1
+    for (; i < chunk.length; i++) {
+      const c = chunk[i]!
+      if (inString) {
+        if (escaped) escaped = false
+        else if (c === BACKSLASH) escaped = true
+        else if (c === QUOTE) inString = false
+      } else if (c === QUOTE) inString = true
+      else if (c === 0x7b || c === 0x5b) {
+        if (++depth === 3) {
+          start = i
+          inItem = true
+        }
+      } else if (c === 0x7d || c === 0x5d) {
+        if (--depth === 2) {
+          const own = chunk.subarray(start, i + 1)
+          const text = held.length === 0 ? own.toString() : Buffer.concat([...held, own]).toString()
+          held.length = 0
+          inItem = false
+          yield JSON.parse(text)
+        } else if (depth === 1) {
+          ended = true
+          tail.push(chunk.subarray(i + 1))
+          break
         }
       }
     }
+    if (inItem) held.push(chunk.subarray(start))
   }
-  // The parser returns a chunk's tokens at once: fed a slice at a time, they stay few.
-  for await (const chunk of Buffer.isBuffer(body) ? [body] : body)
-    for (let at = 0; at < chunk.length; at += PARSE_SLICE) yield* take(parse(decoder.write(chunk.subarray(at, at + PARSE_SLICE))))
-  yield* take(parse(decoder.end()))
-  // The parser is told the text has ended (stream-chain's `none`), which its type does not spell.
-  yield* take(parse(none as unknown as string))
+  // What follows `data`: `,"removed":[…],"errors":[…]}`, or only the closing brace.
+  const after = Buffer.concat(tail).toString().trim()
+  if (after !== '}') for (const [k, v] of Object.entries(JSON.parse(`{${after.slice(1)}`) as Item)) rest.set(k, v)
 }
 
 /** The selection `fields` makes: for each kept key, all of it (true) or a selection within it. */
