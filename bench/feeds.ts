@@ -3,7 +3,8 @@
 // time, the customer orders' full forms with one line per goods row (at scale 100 about
 // 150,000 lines) as JSON, CSV and XLSX, and the same kept to three fields; the server's
 // resident memory is sampled every 20 ms while each streams to a reader that drops it.
-// Printed: lines, bytes, seconds and the server's peak RSS per request, and its RSS before.
+// Printed: lines, bytes, seconds and the server's peak RSS per request, and its RSS before;
+// then, on a server that has first sent the plain JSON answer, how far this one raises its peak.
 // Environment: BENCH_SCALE (default 100), BENCH_DB (a store to use as it is), BENCH_ONLY (a
 // regular expression over the requests' names).
 import { request } from 'node:http'
@@ -65,24 +66,45 @@ const serveArgs = [
   '0',
 ]
 console.log(`docgate serve on ${db} (scale ${scale}), answer cache off, no time limit; a fresh server per request`)
-console.log('request | status | lines | bytes | seconds | server RSS before | peak | growth')
+console.log('request | status | lines | bytes | seconds | server RSS before | peak | growth | growth over the plain answer')
 const mb = (kb: number) => `${Math.round(kb / 1024)} MB`
+const PLAIN = CASES[0]!.path
+
+/** One request on a server, its peak RSS sampled every 20 ms. */
+async function measured(pid: number, url: string) {
+  const before = rssKb(pid)
+  let peak = before
+  const timer = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 20)
+  const start = performance.now()
+  const got = await drain(url)
+  clearInterval(timer)
+  return { ...got, seconds: (performance.now() - start) / 1000, before, peak: Math.max(peak, rssKb(pid)) }
+}
+
 for (const c of CASES.filter((c) => !only || only.test(c.name))) {
+  // A fresh server: what the first big answer costs the process (caches, heaps, allocator).
   const server = await startPinned(1, serveArgs, ROOT)
+  let got: Awaited<ReturnType<typeof measured>>
   try {
-    const pid = server.child.pid!
-    const before = rssKb(pid)
-    let peak = before
-    const timer = setInterval(() => (peak = Math.max(peak, rssKb(pid))), 20)
-    const start = performance.now()
-    const got = await drain(server.url + c.path)
-    const seconds = (performance.now() - start) / 1000
-    clearInterval(timer)
-    const size = `${(got.bytes / 2 ** 20).toFixed(1)} MB`
-    console.log(
-      `${c.name} | ${got.status} | ${got.lines ?? '—'} | ${size} | ${seconds.toFixed(1)} | ${mb(before)} | ${mb(peak)} | ${mb(peak - before)}`,
-    )
+    got = await measured(server.child.pid!, server.url + c.path)
   } finally {
     await stop(server.child)
   }
+  // A server that has already sent the plain answer: what this shape adds to it.
+  let over = '—'
+  if (c.path !== PLAIN) {
+    const warmed = await startPinned(1, serveArgs, ROOT)
+    try {
+      const pid = warmed.child.pid!
+      const plain = await measured(pid, warmed.url + PLAIN)
+      const again = await measured(pid, warmed.url + c.path)
+      over = mb(Math.max(0, again.peak - plain.peak))
+    } finally {
+      await stop(warmed.child)
+    }
+  }
+  const size = `${(got.bytes / 2 ** 20).toFixed(1)} MB`
+  console.log(
+    `${c.name} | ${got.status} | ${got.lines ?? '—'} | ${size} | ${got.seconds.toFixed(1)} | ${mb(got.before)} | ${mb(got.peak)} | ${mb(got.peak - got.before)} | ${over}`,
+  )
 }
