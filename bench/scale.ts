@@ -10,7 +10,7 @@
 // (passed as `serve --workers`), BENCH_SERVE_ARGS (more `serve` flags, space-separated),
 // BENCH_TABLES (default cold,warm: the cold table, `serve --answer-cache 0` so every answer
 // is built, and the warm one, answers kept, beside it), BENCH_P99_CONNECTIONS (64: the
-// cold table's second p99, one docgate run at that many connections after the rounds),
+// cold table's second p99, one docgate run and one bare run at that many connections after the rounds),
 // DOCGATE_BENCH_PG_URL (also on PostgreSQL: a database
 // docgate_bench_scale_N is loaded on that server and kept), BENCH_ENGINES (default
 // sqlite,postgres), BENCH_BUILD_MINUTES (bound of building a store, 60), BENCH_MIN_REQUESTS
@@ -67,8 +67,10 @@ interface Result {
   readonly ours: WrkRun[]
   readonly bare: WrkRun[]
   readonly ratios: number[]
-  /** The cold table's run at BENCH_P99_CONNECTIONS. */
+  /** The cold table's run at BENCH_P99_CONNECTIONS… */
   readonly crowded?: WrkRun
+  /** …and the bare server's, the floor of what wrk and this machine measure there. */
+  readonly crowdedBare?: WrkRun
 }
 
 type Temperature = 'cold' | 'warm'
@@ -170,9 +172,15 @@ async function measureCase(db: string, workers: string[], t: Temperature, c: Cas
         `    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`,
       )
     }
-    // A crowd of clients shows the latency a small answer keeps behind the others: docgate alone.
+    // A crowd of clients shows the latency a small answer keeps behind the others. The bare
+    // server's p99 there is no constant: on two cores it has measured 5 and 66 ms in runs
+    // back to back, so it is printed beside docgate's.
     const crowded = t === 'cold' ? await run(docgate, c, seconds, p99Connections) : undefined
-    if (crowded) console.log(`    ${p99Connections} connections: docgate ${rate(crowded.rps)}/s, p99 ${crowded.p99Ms.toFixed(1)} ms`)
+    const crowdedBare = crowded ? await run(bare, c, seconds, p99Connections) : undefined
+    if (crowded && crowdedBare)
+      console.log(
+        `    ${p99Connections} connections: docgate ${rate(crowded.rps)}/s, p99 ${crowded.p99Ms.toFixed(1)} ms; bare ${int(crowdedBare.rps)}/s, p99 ${crowdedBare.p99Ms.toFixed(1)} ms`,
+      )
     return {
       c,
       rows: rowsOf(answer.body, answer.contentEncoding),
@@ -181,7 +189,7 @@ async function measureCase(db: string, workers: string[], t: Temperature, c: Cas
       ours,
       bare: base,
       ratios,
-      ...(crowded ? { crowded } : {}),
+      ...(crowded && crowdedBare ? { crowded, crowdedBare } : {}),
     }
   } finally {
     if (bare) await stop(bare.child)
@@ -192,7 +200,7 @@ async function measureCase(db: string, workers: string[], t: Temperature, c: Cas
 function table(engine: string, t: Temperature, results: readonly Result[], halfOf?: ReadonlyMap<string, number>): void {
   console.log(
     `\n${engine}, ${t === 'cold' ? 'cold (--answer-cache 0: every answer built)' : 'warm (answers kept)'}, demo scale ${scale}: ${rounds} rounds of ${duration} s (up to ${maxDuration} s for slow requests: ≥ ${minRequests} answers), wrk -t1 -c${connections} on core ${WRK_CORE}, servers on core ${SERVER_CORE}` +
-      (t === 'cold' ? `; p99 c${p99Connections}: one docgate run at ${p99Connections} connections` : ''),
+      (t === 'cold' ? `; p99 c${p99Connections}: one docgate run and one bare run at ${p99Connections} connections` : ''),
   )
   const crowd = results.some((r) => r.crowded !== undefined)
   const head = [
@@ -204,7 +212,7 @@ function table(engine: string, t: Temperature, results: readonly Result[], halfO
     'ratio',
     'range',
     'p99 ms',
-    ...(crowd ? [`p99 ms c${p99Connections}`] : []),
+    ...(crowd ? [`p99 ms c${p99Connections}`, `bare p99 ms c${p99Connections}`] : []),
     halfOf ? 'issue (pg, scale 10)' : 'issue (scale 100)',
     'target',
     'met',
@@ -213,7 +221,10 @@ function table(engine: string, t: Temperature, results: readonly Result[], halfO
   console.log(`|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`)
   for (const r of results) {
     const m = median(r.ratios)
-    const errors = [...r.ours, ...r.bare, ...(r.crowded ? [r.crowded] : [])].reduce((n, w) => n + w.errors, 0)
+    const errors = [...r.ours, ...r.bare, ...(r.crowded ? [r.crowded] : []), ...(r.crowdedBare ? [r.crowdedBare] : [])].reduce(
+      (n, w) => n + w.errors,
+      0,
+    )
     // PostgreSQL's bar (issue 12, item 5): half of SQLite's ratio in the same run.
     const half = halfOf?.get(r.c.name)
     const target = halfOf ? (half === undefined ? undefined : half / 2) : r.c.target
@@ -239,7 +250,7 @@ function table(engine: string, t: Temperature, results: readonly Result[], halfO
         ratio(m),
         `${ratio(Math.min(...r.ratios))}–${ratio(Math.max(...r.ratios))}`,
         median(r.ours.map((w) => w.p99Ms)).toFixed(1),
-        ...(crowd ? [r.crowded ? r.crowded.p99Ms.toFixed(1) : '–'] : []),
+        ...(crowd ? [r.crowded ? r.crowded.p99Ms.toFixed(1) : '–', r.crowdedBare ? r.crowdedBare.p99Ms.toFixed(1) : '–'] : []),
         (halfOf ? r.c.beforePg : r.c.before) ?? '–',
         targets.length === 0 ? '–' : targets.join(', '),
         met,

@@ -5,14 +5,15 @@
 // request's clock and the raw query — never of the body, which may be streamed and is not
 // read again. The user is not part of it: what a user may ask is decided before the answer
 // (grants), and the answer itself is the same for everyone granted the service.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { isoDay, today } from '../values/dates.js'
 import type { Coding, DataRequest } from './executor.js'
 
 /** The tag of `request`'s answer under the generation `gen`, as the `ETag` header spells it. */
 export function answerTag(gen: string, request: DataRequest): string {
   const key = `${gen}\n${request.service}\n${isoDay(today(request.now))}\n${request.query}${request.format ? `\n${request.format}` : ''}`
-  return `"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`
+  // The one-shot hash: a third of createHash's cost for a key this short, on every answer.
+  return `"${hash('sha256', key, 'base64url').slice(0, 27)}"`
 }
 
 /** The tag of the answer's bytes in `coding` (a strong tag names one representation). */
