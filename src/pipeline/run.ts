@@ -160,10 +160,12 @@ async function listAnswer(
     const [row] = await sql.all<Row>(text, params)
     return { body: sql.dialect.bytes.value(row?.body), n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
   }
-  const pageEnd = async (after?: readonly SqlValue[], size = PAGE): Promise<SqlValue[]> => {
-    const { sql: text, params } = compilePageEnd(plan, sql.dialect, size, after)
-    const [row] = await sql.all<Row>(text, params)
-    return keys.map((k) => row![k] as SqlValue)
+  const pageEnd = async (after?: readonly SqlValue[], size = PAGE): Promise<SqlValue[]> => (await pageEndAndMore(after, size)).at
+  /** The last row's sort keys of a full page and, asked with `more`, whether a row follows it. */
+  const pageEndAndMore = async (after: readonly SqlValue[] | undefined, size: number, more = false) => {
+    const { sql: text, params } = compilePageEnd(plan, sql.dialect, size, after, more ? 2 : 1)
+    const rows = await sql.all<Row>(text, params)
+    return { at: keys.map((k) => rows[0]![k] as SqlValue), more: rows.length > 1 }
   }
   const out = new ChunkWriter()
   let count = 0
@@ -353,15 +355,15 @@ async function listAnswer(
 
   /**
    * A page of short forms, joined by the store as a whole list's pages are: one statement for
-   * its rows, and when it is full one for its last row's sort keys (the next cursor) and one
-   * asking whether a row follows them.
+   * its rows, and when it is full one for its last row's sort keys (the next cursor) and
+   * the row after them, if any (whether there is a next page).
    */
   async function joinedPaged(page: PageRequest): Promise<Buffer> {
     const { body, n } = await joinedPage(page.after, page.limit)
     let next: string | undefined
     if (n === page.limit) {
-      const at = await pageEnd(page.after, page.limit)
-      if ((await fetch(at, 1)).length > 0) next = encodeCursor(ep, decided.pairs, at)
+      const end = await pageEndAndMore(page.after, page.limit, true)
+      if (end.more) next = encodeCursor(ep, decided.pairs, end.at)
     }
     counted?.(n)
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })

@@ -147,9 +147,10 @@ export function compileBoundedPage(
 /**
  * The sort keys of a full page's last row, to continue after it: an index-range read of
  * the keys alone (an aggregate cannot name the last row on both engines without a window
- * over the page, which costs more than the page's join).
+ * over the page, which costs more than the page's join). With `rows` 2, the row after it
+ * too, when there is one: whether another page follows, in the same statement.
  */
-export function compilePageEnd(plan: QueryPlan, dialect: Dialect, limit: number, after?: readonly SqlValue[]): Compiled {
-  const page = compilePage({ ...plan, columns: plan.orderBy.map((k) => k.column) }, dialect, 1, after)
+export function compilePageEnd(plan: QueryPlan, dialect: Dialect, limit: number, after?: readonly SqlValue[], rows = 1): Compiled {
+  const page = compilePage({ ...plan, columns: plan.orderBy.map((k) => k.column) }, dialect, rows, after)
   return { sql: `${page.sql} OFFSET ?`, params: [...page.params, limit - 1] }
 }
