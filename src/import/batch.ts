@@ -13,6 +13,7 @@ import type { SqlPort } from '../store/sql.js'
 import { renewStatistics } from '../store/statistics.js'
 import { DerivedChanges } from '../views/derived.js'
 import { rebuildReadModels } from '../views/rebuild.js'
+import type { PagesMode } from '../views/pages.js'
 import { refreshReadyAnswers } from '../views/ready-answers.js'
 import { validate } from './validate.js'
 import type { Validated } from './validate.js'
@@ -56,9 +57,14 @@ export class ImportBatch {
    * are and marks the store for `rebuildDeferred`, which a loader of many batches into a new
    * store runs once at its end (the demo). `answers: 'drop'` drops the ready answers the
    * batch may have changed rather than rebuild them (views/ready-answers.ts): sync, which
-   * writes a catalogue in many batches, builds them once at the end of the set.
+   * writes a catalogue in many batches, builds them once at the end of the set. `pages:
+   * 'stale'` leaves the ready pages of the rows it rebuilds without bytes (views/pages.ts)
+   * for `rebuildStalePages` to join once: sync's attachments, whose batches reach owners on
+   * most days of the base.
    */
-  async finish(options: { dangling?: boolean; ready?: 'now' | 'later'; answers?: 'rebuild' | 'drop' } = {}): Promise<string | undefined> {
+  async finish(
+    options: { dangling?: boolean; ready?: 'now' | 'later'; answers?: 'rebuild' | 'drop'; pages?: PagesMode } = {},
+  ): Promise<string | undefined> {
     const w = this.#writer
     await w.flush()
     // The read models read what the batch wrote, joined: planned by the tables as they are now.
@@ -66,7 +72,7 @@ export class ImportBatch {
     const touched = { refs: w.touched, types: w.touchedTypes, owners: w.ownersTouched }
     if (options.ready === 'later') await setMeta(this.#sql, READY_PENDING, '1')
     else {
-      await rebuildReadModels(this.#sql, VIEWS.models, touched)
+      await rebuildReadModels(this.#sql, VIEWS.models, touched, options.pages)
       // Only read models hold trigram indexes: with none written there is nothing to merge.
       const settle = this.#sql.dialect.trigram.settle
       if (settle) await this.#sql.all(settle())

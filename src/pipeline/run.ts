@@ -225,11 +225,16 @@ async function listAnswer(
     const list = pagesOf(ep)
     async function* add(p: StoredPage): AsyncGenerator<Buffer> {
       if (p.body === null) {
-        // A full-form page the store could not join: its rows, each spliced as stored.
-        const rows = pageRowsSql(list, FULL_COLUMNS, p.bucket, p.seq)
+        // A page without bytes: a full-form page the store could not join, or one a sync
+        // left to join later (views/pages.ts `stale`). Its rows, each as stored.
+        const rows = pageRowsSql(list, stored ? FULL_COLUMNS : ['short'], p.bucket, p.seq)
         for (const row of await sql.all<Row>(rows.sql, rows.params)) {
           signal?.throwIfAborted()
-          yield* storedRow(row)
+          if (stored) yield* storedRow(row)
+          else {
+            if (count++ > 0) out.push(ROW_SEPARATOR)
+            if (out.push(row.short as Buffer)) yield out.take()!
+          }
         }
         return
       }

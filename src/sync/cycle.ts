@@ -4,6 +4,7 @@
 import type { CycleContext } from './context.js'
 import { VIEWS } from '../endpoints/index.js'
 import { restoreReadyAnswers } from '../views/ready-answers.js'
+import { rebuildStalePages } from '../views/pages.js'
 import { resolveMap } from './mapping/index.js'
 import type { MapFile, SetPlan } from './mapping/index.js'
 import { syncObjects } from './objects.js'
@@ -86,8 +87,14 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
           .catch(() => {})
       }
     }
-    // The ready answers its batches dropped (views/ready-answers.ts) are built once, here.
+    // The ready answers its batches dropped (views/ready-answers.ts) are built once, here,
+    // and so are the pages they left without bytes (views/pages.ts), this set's or an
+    // interrupted cycle's.
     await ctx.sql.transaction(() => restoreReadyAnswers(ctx.sql, VIEWS.answers))
+    await rebuildStalePages(
+      ctx.sql,
+      VIEWS.models.flatMap((m) => (m.pages ? [m.pages] : [])),
+    )
     totals.read += report.read
     totals.written += report.written
     totals.deleted += report.deleted

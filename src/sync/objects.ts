@@ -46,7 +46,9 @@ class ObjectSync {
     readonly report: SetReport,
     readonly st: SetState,
   ) {
-    this.writer = new SetWriter(ctx.sql, ctx.state, plan.entitySet, report)
+    // An attachment changes its owner's forms, and a batch of them reaches owners on most
+    // days of the base: their pages are joined once, at the end of the set (cycle.ts).
+    this.writer = new SetWriter(ctx.sql, ctx.state, plan.entitySet, report, plan.kind === 'attachments' ? 'stale' : 'build')
     this.dayMonths = new Set(st.dayMonths)
   }
 

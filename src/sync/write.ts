@@ -5,6 +5,7 @@
 import { hash } from 'node:crypto'
 import { ImportBatch } from '../import/batch.js'
 import type { SqlPort } from '../store/sql.js'
+import type { PagesMode } from '../views/pages.js'
 import type { SetReport } from './output.js'
 import type { Held, SyncStore } from './state/store.js'
 
@@ -41,6 +42,8 @@ export class SetWriter {
     readonly state: SyncStore,
     readonly entitySet: string,
     readonly report: SetReport,
+    /** How the batches leave the ready pages they change (import/batch.ts `finish`). */
+    readonly pages: PagesMode = 'build',
   ) {}
 
   get size(): number {
@@ -142,7 +145,7 @@ export class SetWriter {
         if (item.saved) saved.push([item.ref, ...item.saved])
       }
       // sync.md prints no dangling-reference warning: a reference arrives before its target's set is read.
-      await batch?.finish({ dangling: false, answers: 'drop' })
+      await batch?.finish({ dangling: false, answers: 'drop', pages: this.pages })
       await this.state.saveObjects(this.entitySet, [...saved, ...versions])
       await this.state.forgetObjects(this.entitySet, forget)
       for (const [register, entries] of queue) await this.state.enqueue(register, entries)

@@ -65,16 +65,16 @@ const POSITIONS = '_ready_positions'
 
 /**
  * Each row's page (`seq`) and place in its bucket (`pos`, from 1) in the list's order and,
- * when the model keeps full forms, `before`: the bytes of the bucket's forms before the
+ * when the model keeps full forms and they are joined, `before`: the bytes of the bucket's forms before the
  * row's, each with its comma. Taken apart from the bytes, which a window over whole rows
  * would sort, and the grouping sort again (a page rebuild of 3,000 orders' full forms:
  * 37–77 → 23–32 ms).
  */
-const positions = (list: PagedList, from: string): string => {
+const positions = (list: PagedList, from: string, placesOnly = false): string => {
   const order = list.order.map((k) => `t.${k.column} ${k.dir.toUpperCase()}`).join(', ')
   // One window for all three (the engine sorts once); the frame matters to the sum only.
   const window = `OVER (PARTITION BY ${bucketOf(list, 't')} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)`
-  const before = list.full ? `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1` : '0'
+  const before = list.full && !placesOnly ? `sum(octet_length(t.full_form) + 1) ${window} - octet_length(t.full_form) - 1` : '0'
   return (
     `INSERT INTO ${POSITIONS} (bucket, seq, pos, ref, before) SELECT ${bucketOf(list, 't')}, ` +
     `(row_number() ${window} - 1) / ${PAGE_ROWS}, row_number() ${window}, t.ref, ${before} FROM ${from}`
@@ -102,11 +102,23 @@ const pages = (list: PagedList, dialect: Dialect, full: boolean): string => {
 }
 
 /**
+ * How `rebuildPages` leaves the buckets: `build` joins their forms; `stale` keeps only their
+ * pages' places (row counts) with no bytes, which readers take row by row from the read
+ * model — the same answer, slower — until `rebuildStalePages` joins them.
+ */
+export type PagesMode = 'build' | 'stale'
+
+/**
  * Rebuilds the pages of `buckets` (all of them when 'all') from the read model as it is now,
  * inside the caller's transaction, short and (when the model keeps them) full forms. A
  * bucket left without rows loses its pages.
  */
-export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: readonly string[] | 'all'): Promise<void> {
+export async function rebuildPages(
+  sql: SqlPort,
+  list: PagedList,
+  buckets: readonly string[] | 'all',
+  mode: PagesMode = 'build',
+): Promise<void> {
   if (buckets !== 'all' && buckets.length === 0) return
   const keys = list.full ? [list.model, fullKey(list.model)] : [list.model]
   const gen = newGen()
@@ -129,11 +141,45 @@ export async function rebuildPages(sql: SqlPort, list: PagedList, buckets: reado
     from = `${TOUCHED_BUCKETS} b JOIN ${list.model} t ON t.${list.day} >= b.bucket AND t.${list.day} < b.next`
     within = ` AND bucket IN (SELECT bucket FROM ${TOUCHED_BUCKETS})`
   }
-  await sql.run(positions(list, from))
+  const stale = mode === 'stale'
+  await sql.run(positions(list, from, stale))
   for (const key of keys) {
     await sql.run(`DELETE FROM ${PAGES_TABLE} WHERE model = ?${within}`, [key])
-    await sql.run(pages(list, sql.dialect, key !== list.model), [key, gen])
+    await sql.run(stale ? placesOnly : pages(list, sql.dialect, key !== list.model), [key, gen])
   }
+}
+
+/** Pages without bytes: the places of the rows in POSITIONS, which a reader takes from the read model. */
+const placesOnly = `INSERT INTO ${PAGES_TABLE} (model, bucket, seq, body, n, gen, blobs) SELECT ?, bucket, seq, NULL, count(*), ?, '' FROM ${POSITIONS} GROUP BY bucket, seq`
+
+/** Buckets joined per transaction by `rebuildStalePages`. */
+const STALE_CHUNK = 200
+
+/**
+ * Joins the buckets that `stale` rebuilds left without bytes, a chunk per transaction. A
+ * short page has bytes unless it is stale, so its key alone finds them (a full page may
+ * lack them for good: a row the store cannot join).
+ */
+export async function rebuildStalePages(sql: SqlPort, lists: readonly PagedList[]): Promise<number> {
+  let joined = 0
+  for (const list of lists) {
+    for (;;) {
+      const rows = await sql.all<{ bucket: string }>(
+        `SELECT DISTINCT bucket FROM ${PAGES_TABLE} WHERE model = ? AND body IS NULL ORDER BY bucket LIMIT ${STALE_CHUNK}`,
+        [list.model],
+      )
+      if (rows.length === 0) break
+      await sql.transaction(() =>
+        rebuildPages(
+          sql,
+          list,
+          rows.map((r) => String(r.bucket)),
+        ),
+      )
+      joined += rows.length
+    }
+  }
+  return joined
 }
 
 /**

@@ -6,6 +6,7 @@ import { allowsType } from '../model/define.js'
 import type { FullResult, ReadModel, RequestContext } from './define.js'
 import { FULL_COLUMNS, fullForms, readyForm } from './full-forms.js'
 import { bucketsOf, rebuildPages } from './pages.js'
+import type { PagesMode } from './pages.js'
 import { changesAfter, changesBefore } from './changes.js'
 import { keyTable } from '../store/sql.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
@@ -78,7 +79,13 @@ function canSee(model: ReadModel, touched: Touched): boolean {
   return columnsToTrace(model.source, touched.types).length > 1 || fullTraces(model, touched.types).length > 0
 }
 
-export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel[], touched: Touched | 'all'): Promise<number> {
+/** `pagesMode`: how the ready pages of the rows rebuilt are left (views/pages.ts `PagesMode`); a whole model's are always joined. */
+export async function rebuildReadModels(
+  sql: SqlPort,
+  models: readonly ReadModel[],
+  touched: Touched | 'all',
+  pagesMode: PagesMode = 'build',
+): Promise<number> {
   await sql.exec(keyTable(sql.dialect, '_affected'))
   let traced = false
   let built = 0
@@ -129,7 +136,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
       if (affected === 0) {
         await changesAfter(sql, model, printed)
         await suffixes?.finish()
-        if (pages) await rebuildPages(sql, pages, [...buckets])
+        if (pages) await rebuildPages(sql, pages, [...buckets], pagesMode)
         continue
       }
     }
@@ -149,7 +156,7 @@ export async function rebuildReadModels(sql: SqlPort, models: readonly ReadModel
     if (whole) await rebuildPages(sql, pages, 'all')
     else {
       for (const b of await bucketsOf(sql, pages, 'ref IN (SELECT ref FROM _affected)')) buckets.add(b)
-      await rebuildPages(sql, pages, [...buckets])
+      await rebuildPages(sql, pages, [...buckets], pagesMode)
     }
   }
   return built
