@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'fake-1c':
       return (await import('./fake1c.js')).fake1c(values)
     case 'sync':
-      return (await import('./sync.js')).sync(values)
+      return (await import('./sync-thread.js')).syncInThread(values)
     default:
       throw new Error(`command "${parsed.command.name}" has no handler`)
   }

@@ -37,12 +37,12 @@ export interface SyncFlags {
 }
 
 /** A local reason: one line, exit 2, nothing attempted. */
-export class LocalError extends Error {}
+class LocalError extends Error {}
 
 /** Misuse of the command line: the problem in one line, then the synopsis (sync.md §2). */
 const misuse = (problem: string) => new LocalError(`${problem}\n${commandUsage('sync')}`)
 
-export function sourceRoot(url: string | undefined): string {
+function sourceRoot(url: string | undefined): string {
   if (!url) throw misuse('--source is required')
   let u: URL
   try {
