@@ -10,7 +10,7 @@ import { sync } from './sync.js'
 import type { SyncFlags } from './sync.js'
 
 /** The run's old-generation limit: several times what it holds live, far below what V8 would allow. */
-export const SYNC_HEAP_MB = 512
+const SYNC_HEAP_MB = 512
 
 interface Setup {
   readonly syncFlags: SyncFlags

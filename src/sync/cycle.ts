@@ -91,10 +91,7 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
     // and so are the pages they left without bytes (views/pages.ts), this set's or an
     // interrupted cycle's.
     await ctx.sql.transaction(() => restoreReadyAnswers(ctx.sql, VIEWS.answers))
-    await rebuildStalePages(
-      ctx.sql,
-      VIEWS.models.flatMap((m) => (m.pages ? [m.pages] : [])),
-    )
+    await rebuildStalePages(ctx.sql, VIEWS.models)
     totals.read += report.read
     totals.written += report.written
     totals.deleted += report.deleted

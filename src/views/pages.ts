@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache'
 import { dayEnd, parseDay } from '../values/dates.js'
 import type { TableDef } from '../store/table.js'
 import type { Dialect, SqlPort, SqlValue } from '../store/sql.js'
-import type { PagedList } from './define.js'
+import type { PagedList, ReadModel } from './define.js'
 
 export const PAGES_TABLE = 'ready_pages'
 /** Bumped when the pages' layout changes: part of each read model's signature (views/migrate.ts). */
@@ -65,8 +65,8 @@ const POSITIONS = '_ready_positions'
 
 /**
  * Each row's page (`seq`) and place in its bucket (`pos`, from 1) in the list's order and,
- * when the model keeps full forms and they are joined, `before`: the bytes of the bucket's forms before the
- * row's, each with its comma. Taken apart from the bytes, which a window over whole rows
+ * when the model keeps full forms and they are joined, `before`: the bytes of the bucket's
+ * forms before the row's, each with its comma. Taken apart from the bytes, which a window over whole rows
  * would sort, and the grouping sort again (a page rebuild of 3,000 orders' full forms:
  * 37–77 → 23–32 ms).
  */
@@ -160,9 +160,9 @@ const STALE_CHUNK = 200
  * short page has bytes unless it is stale, so its key alone finds them (a full page may
  * lack them for good: a row the store cannot join).
  */
-export async function rebuildStalePages(sql: SqlPort, lists: readonly PagedList[]): Promise<number> {
+export async function rebuildStalePages(sql: SqlPort, models: readonly ReadModel[]): Promise<number> {
   let joined = 0
-  for (const list of lists) {
+  for (const list of models.flatMap((m) => (m.pages ? [m.pages] : []))) {
     for (;;) {
       const rows = await sql.all<{ bucket: string }>(
         `SELECT DISTINCT bucket FROM ${PAGES_TABLE} WHERE model = ? AND body IS NULL ORDER BY bucket LIMIT ${STALE_CHUNK}`,
