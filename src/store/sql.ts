@@ -146,9 +146,15 @@ export interface SqlPort {
   /** Bulk insert that replaces the other columns of a row whose `key` columns are stored
    *  already; no two rows may share a key. Done the way insertRows is. */
   upsertRows(table: string, columns: readonly string[], key: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
-  /** Bulk insert of the rows whose key (the first column, a primary key) is not stored yet;
-   *  no two rows may share a key. Returns the keys it inserted. Inside a transaction only. */
-  insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>>
+  /** Bulk insert of the rows whose `key` (a primary key; by default the first column) is not
+   *  stored yet; no two rows may share a key. Returns the values of the key's last column in
+   *  the rows it inserted. Inside a transaction only. */
+  insertNew(
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+    key?: readonly string[],
+  ): Promise<Set<string>>
   /** `SELECT columns FROM table WHERE column IN keys`, in one statement where the engine gains by it. */
   selectIn<T = Row>(table: string, columns: readonly string[], column: string, keys: readonly string[]): Promise<T[]>
   /** `DELETE FROM table WHERE column IN keys`, returning the `returning` columns of the rows it deleted. */

@@ -206,13 +206,19 @@ export class SqliteStore implements SqlPort {
     for (const row of rows) stmt.run(bind(row))
   }
 
-  async insertNew(table: string, columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<Set<string>> {
+  async insertNew(
+    table: string,
+    columns: readonly string[],
+    rows: readonly (readonly SqlValue[])[],
+    key: readonly string[] = [columns[0]!],
+  ): Promise<Set<string>> {
     const inserted = new Set<string>()
     if (rows.length === 0) return inserted
     const stmt = this.statement(
-      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${columns[0]}) DO NOTHING`,
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (${key.join(', ')}) DO NOTHING`,
     )
-    for (const row of rows) if (stmt.run(bind(row)).changes === 1) inserted.add(row[0] as string)
+    const at = columns.indexOf(key.at(-1)!)
+    for (const row of rows) if (stmt.run(bind(row)).changes === 1) inserted.add(row[at] as string)
     return inserted
   }
 

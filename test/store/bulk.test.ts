@@ -86,6 +86,38 @@ for (const backend of BACKENDS)
       assert.equal(after.length, AWKWARD.length + 2)
     })
 
+    it('inserts only the rows whose key of two columns is new, and names them by its last column', async () => {
+      const t = sql.dialect.types
+      await sql.exec(`CREATE TABLE bulk_pair (g ${t.text} NOT NULL, k ${t.text} NOT NULL, PRIMARY KEY (g, k))`)
+      const add = (rows: string[][]) => sql.transaction(() => sql.insertNew('bulk_pair', ['g', 'k'], rows, ['g', 'k']))
+      assert.deepEqual(
+        [
+          ...(await add([
+            ['a', 'x'],
+            ['a', 'y'],
+          ])),
+        ].sort(),
+        ['x', 'y'],
+      )
+      // ('b', 'x') is new beside ('a', 'x'); ('a', 'y') is stored already.
+      assert.deepEqual(
+        [
+          ...(await add([
+            ['a', 'y'],
+            ['b', 'x'],
+            ['a', "it's"],
+          ])),
+        ].sort(),
+        ["it's", 'x'],
+      )
+      assert.deepEqual(await sql.all('SELECT g, k FROM bulk_pair ORDER BY g, k'), [
+        { g: 'a', k: "it's" },
+        { g: 'a', k: 'x' },
+        { g: 'a', k: 'y' },
+        { g: 'b', k: 'x' },
+      ])
+    })
+
     it('fills a temp key table with exactly the refs given, again and again, and empties it for none', async () => {
       const keys = () => sql.all<{ ref: string }>('SELECT ref FROM _bulk_keys ORDER BY ref').then((rows) => rows.map((r) => r.ref))
       await sql.transaction(() => sql.fillKeys('_bulk_keys', new Set(AWKWARD)))
