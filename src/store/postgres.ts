@@ -69,6 +69,10 @@ export const postgresDialect: Dialect = {
   // ORed INs are subplans tested per row, each a scan of its table once that outgrows
   // work_mem (30 s a batch at scale 100); one IN over a UNION ALL is a hashed semi-join.
   inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,
+  // An IN over the key table is a semi-join the planner hashes, reading the whole indexed
+  // table for a batch's thousand refs (a request's basis traced for a batch of payments:
+  // 24 ms at scale 100); an array read first is looked up ref by ref in the index (1.3 ms).
+  inKeys: (column, table) => `${column} = ANY(ARRAY(SELECT ref FROM ${table}))`,
   // An array the planner sees whole: it knows how many values it holds and tests them by a
   // hash in one pass over the table, where an IN over a set-returning function is guessed at
   // a fixed row count and probes the key index once per value (docs/perf/designs.md "The

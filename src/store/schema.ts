@@ -44,6 +44,10 @@ function refIndexes(table: string): string[][] {
   return [...(OWNER_LINKS[table] ?? []), ...(TRACED_LINKS[table] ?? [])].map((col) => [col])
 }
 
+/** Whether a source table's `column` has an index of its own: its `ref`, or a link given one above. */
+export const indexedColumn = (table: string, column: string): boolean =>
+  column === 'ref' || (OWNER_LINKS[table] ?? []).includes(column) || (TRACED_LINKS[table] ?? []).includes(column)
+
 /**
  * Links the import follows backwards: to the orders whose planned cost a changed
  * specification reaches (endpoints/shared/order-goods.ts plannedCostTrace), one index

@@ -31,6 +31,11 @@ export interface Dialect {
   /** True when `column` is in any of the one-column (`ref`) `tables`, in the form the engine runs as lookups. */
   inAny(column: string, tables: readonly string[]): string
   /**
+   * True when `column`, which has an index, is one of the refs of the one-column (`ref`)
+   * `table`: a lookup in that index per ref, never a pass over the whole table.
+   */
+  inKeys(column: string, table: string): string
+  /**
    * True when `column` is one of `values` (a list read before the statement), given as one
    * parameter in the form the engine reads as a list.
    */

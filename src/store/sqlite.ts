@@ -66,6 +66,7 @@ export const sqliteDialect: Dialect = {
   concatPage: (column) => `CAST(group_concat(${column}, ',') AS BLOB)`,
   // Each IN is an index lookup per row; one IN over a UNION ALL builds a list first (5 % slower imports).
   inAny: (column, tables) => tables.map((t) => `${column} IN (SELECT ref FROM ${t})`).join(' OR '),
+  inKeys: (column, table) => `${column} IN (SELECT ref FROM ${table})`,
   inList: (column, values) => ({ text: `${column} IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(values)] }),
   // A page read from the file is a copy of ~50 µs per 100 KB; a kept buffer lives on into
   // V8's old generation and needs a full collection to go. Keeping the pages of every answer

@@ -9,7 +9,8 @@ import { bucketsOf, rebuildPages } from './pages.js'
 import type { PagesMode } from './pages.js'
 import { changesAfter, changesBefore } from './changes.js'
 import { keyTable } from '../store/sql.js'
-import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
+import { indexedColumn } from '../store/schema.js'
 import { SuffixEntries } from '../store/suffix.js'
 
 const BATCH = 2000
@@ -45,6 +46,10 @@ function columnsToTrace(source: string, types: ReadonlySet<string>): string[] {
 
 const ownType = (source: string): string | undefined => ALL_TABLE_TYPES.find((t) => t.table === source)?.type
 
+/** `column` of `table` holds one of the batch's touched refs: by its index where it has one. */
+const touchedIn = (dialect: Dialect, table: string, column: string): string =>
+  indexedColumn(table, column) ? dialect.inKeys(column, '_touched') : `${column} IN (SELECT ref FROM _touched)`
+
 const touches = (types: ReadonlySet<string>, targets: readonly string[]): boolean => [...types].some((t) => allowsType(targets, t))
 
 /**
@@ -52,14 +57,14 @@ const touches = (types: ReadonlySet<string>, targets: readonly string[]): boolea
  * through a reference in a tabular row (a renamed material prints in the document's
  * rows) and through the endpoint's own traces (planned cost, linked documents).
  */
-function fullTraces(model: ReadModel, types: ReadonlySet<string>): string[] {
+function fullTraces(model: ReadModel, types: ReadonlySet<string>, dialect: Dialect): string[] {
   if (!model.full) return (model.traces ?? []).filter((t) => touches(types, t.types)).map((t) => t.sql)
   const decl = ALL_TABLE_TYPES.find((t) => t.table === model.source)
   const traces: string[] = []
   for (const part of decl?.tabular ?? []) {
     for (const a of part.attrs) {
       const targets = a.kind === 'ref' ? [a.target] : a.kind === 'composite' ? a.targets : []
-      if (touches(types, targets)) traces.push(`SELECT owner AS ref FROM ${part.table} WHERE ${a.col} IN (SELECT ref FROM _touched)`)
+      if (touches(types, targets)) traces.push(`SELECT owner AS ref FROM ${part.table} WHERE ${touchedIn(dialect, part.table, a.col)}`)
     }
   }
   for (const t of model.full.traces) if (touches(types, t.types)) traces.push(t.sql)
@@ -71,12 +76,12 @@ function fullTraces(model: ReadModel, types: ReadonlySet<string>): string[] {
  * references changed, or an owner was touched through a link. A small sync batch touches
  * one type, and each model it cannot see would cost its statements for nothing.
  */
-function canSee(model: ReadModel, touched: Touched): boolean {
+function canSee(model: ReadModel, touched: Touched, dialect: Dialect): boolean {
   if (touched.owners !== false) return true
   const type = ownType(model.source)
   if (type === undefined) return true
   if ([...touched.types].some((t) => allowsType([type], t))) return true
-  return columnsToTrace(model.source, touched.types).length > 1 || fullTraces(model, touched.types).length > 0
+  return columnsToTrace(model.source, touched.types).length > 1 || fullTraces(model, touched.types, dialect).length > 0
 }
 
 /** `pagesMode`: how the ready pages of the rows rebuilt are left (views/pages.ts `PagesMode`); a whole model's are always joined. */
@@ -90,7 +95,7 @@ export async function rebuildReadModels(
   let traced = false
   let built = 0
   for (const model of models) {
-    if (touched !== 'all' && !canSee(model, touched)) continue
+    if (touched !== 'all' && !canSee(model, touched, sql.dialect)) continue
     await sql.run(sql.dialect.empty('_affected'))
     const type = ownType(model.source)
     const whole = touched === 'all' || (touched.refs.size > FULL_REBUILD && type !== undefined && touched.types.has(type))
@@ -113,11 +118,11 @@ export async function rebuildReadModels(
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
       const branches = columnsToTrace(model.source, touched.types).map(
-        (c) => `SELECT ref FROM ${model.source} WHERE ${c} IN (SELECT ref FROM _touched)`,
+        (c) => `SELECT ref FROM ${model.source} WHERE ${touchedIn(sql.dialect, model.source, c)}`,
       )
       let affected = await sql.run(`INSERT INTO _affected (ref) ${branches.join(' UNION ')}`)
       // One statement per trace: a trace may be a WITH RECURSIVE query, which no UNION branch can be.
-      for (const trace of fullTraces(model, touched.types)) {
+      for (const trace of fullTraces(model, touched.types, sql.dialect)) {
         affected += await sql.run(
           // NOT EXISTS: PostgreSQL's NOT IN over a subquery beyond work_mem rescans it per row.
           `INSERT INTO _affected (ref) SELECT DISTINCT t.ref FROM (${trace}) AS t WHERE t.ref IN (SELECT ref FROM ${model.source}) ` +
