@@ -394,13 +394,19 @@ export interface LockHolder {
   readonly host: string
 }
 
-/** The one-writer lock of §2: a row renewed while the run lives, taken over after 120 s of silence. */
+/**
+ * The one-writer lock of §2: a row renewed while the run lives, taken over after 120 s of
+ * silence. Where the store has a second connection (PostgreSQL), the renewals go through
+ * it: on the run's own connection a renewal due while a batch's transaction is open would
+ * join that transaction (and be undone with it) and overlap its statements on one client.
+ */
 export class SyncLock {
   static readonly STALE_MS = 120_000
   readonly #sql: SqlPort
   readonly #token = randomUUID()
   #value = ''
   #timer: NodeJS.Timeout | undefined
+  #renewer: SqlPort | undefined
 
   constructor(sql: SqlPort) {
     this.#sql = sql
@@ -424,6 +430,7 @@ export class SyncLock {
       }
       this.#value = value
     }
+    this.#renewer = this.#sql.sibling ? await this.#sql.sibling() : undefined
     this.#timer = setInterval(() => void this.renew().catch(() => {}), 30_000)
     this.#timer.unref()
     return undefined
@@ -432,12 +439,14 @@ export class SyncLock {
   async renew(): Promise<void> {
     if (!this.#value) return
     const next = this.#make()
-    if ((await this.#sql.run("UPDATE sync_meta SET value = ? WHERE key = 'lock' AND value = ?", [next, this.#value])) === 1)
-      this.#value = next
+    const sql = this.#renewer ?? this.#sql
+    if ((await sql.run("UPDATE sync_meta SET value = ? WHERE key = 'lock' AND value = ?", [next, this.#value])) === 1) this.#value = next
   }
 
   async release(): Promise<void> {
     clearInterval(this.#timer)
+    await this.#renewer?.close().catch(() => {})
+    this.#renewer = undefined
     if (this.#value) await this.#sql.run("DELETE FROM sync_meta WHERE key = 'lock' AND value = ?", [this.#value]).catch(() => {})
     this.#value = ''
   }
