@@ -89,9 +89,10 @@ export async function runCycle(ctx: CycleContext, plans: readonly SetPlan[], map
     }
     // The ready answers its batches dropped (views/ready-answers.ts) are built once, here,
     // and so are the pages they left without bytes (views/pages.ts), this set's or an
-    // interrupted cycle's.
+    // interrupted cycle's; a run told to stop leaves the pages to the next (they read as
+    // their rows meanwhile).
     await ctx.sql.transaction(() => restoreReadyAnswers(ctx.sql, VIEWS.answers))
-    await rebuildStalePages(ctx.sql, VIEWS.models)
+    await rebuildStalePages(ctx.sql, VIEWS.models, ctx.signal)
     totals.read += report.read
     totals.written += report.written
     totals.deleted += report.deleted

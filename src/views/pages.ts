@@ -158,12 +158,14 @@ const STALE_CHUNK = 200
 /**
  * Joins the buckets that `stale` rebuilds left without bytes, a chunk per transaction. A
  * short page has bytes unless it is stale, so its key alone finds them (a full page may
- * lack them for good: a row the store cannot join).
+ * lack them for good: a row the store cannot join). With `stop` aborted it stops before the
+ * next chunk: the pages left read as their rows until a later call joins them.
  */
-export async function rebuildStalePages(sql: SqlPort, models: readonly ReadModel[]): Promise<number> {
+export async function rebuildStalePages(sql: SqlPort, models: readonly ReadModel[], stop?: { readonly aborted: boolean }): Promise<number> {
   let joined = 0
   for (const list of models.flatMap((m) => (m.pages ? [m.pages] : []))) {
     for (;;) {
+      if (stop?.aborted) return joined
       const rows = await sql.all<{ bucket: string }>(
         `SELECT DISTINCT bucket FROM ${PAGES_TABLE} WHERE model = ? AND body IS NULL ORDER BY bucket LIMIT ${STALE_CHUNK}`,
         [list.model],

@@ -118,6 +118,9 @@ for (const backend of BACKENDS) {
         ],
       )
 
+      // A run told to stop (a signal) leaves the join to the next: nothing joined, answers alike.
+      assert.equal(await rebuildStalePages(sql, VIEWS.models, { aborted: true }), 0)
+      assert.deepEqual(await answers(sql), stale)
       assert.equal(await rebuildStalePages(sql, VIEWS.models), 1)
       assert.deepEqual(
         (await pagesOf(sql)).map((p) => p[4]),
