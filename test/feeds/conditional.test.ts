@@ -63,7 +63,9 @@ for (const backend of BACKENDS)
 
     it('a weak, foreign or malformed tag gets 200 with the whole answer', async () => {
       const tag = String((await app.get(PATH, AUTH)).headers.etag)
-      for (const sent of [`W/${tag}`, '"AAAAAAAAAAAAAAAAAAAAAAAAAAA"', tag.slice(1, -1), '*', `${tag.slice(0, -2)}x"`]) {
+      // The tag with its last character changed (to one it is not: the tags are random).
+      const altered = `${tag.slice(0, -2)}${tag.at(-2) === 'x' ? 'y' : 'x'}"`
+      for (const sent of [`W/${tag}`, '"AAAAAAAAAAAAAAAAAAAAAAAAAAA"', tag.slice(1, -1), '*', altered]) {
         const res = await app.get(PATH, { ...AUTH, 'if-none-match': sent })
         assert.equal(res.status, 200, sent)
         assert.equal(res.body, TWO_CENTRAL)
