@@ -181,13 +181,13 @@ export class SyncStore {
    * scan has just filled it (a nested loop over every seen ref per held one took 14–22 s at
    * scale 100 with the statistics of an empty table).
    */
-  async #seenCounted(): Promise<void> {
+  async #renewSeenStatistics(): Promise<void> {
     await this.sql.transaction(() => renewStatistics(this.sql, ['sync_seen']))
   }
 
   /** Written objects of a set that its scan did not meet: how many. */
   async unseenCount(set: string): Promise<number> {
-    await this.#seenCounted()
+    await this.#renewSeenStatistics()
     const r = await this.sql.all<{ n: number }>(
       `SELECT COUNT(*) AS n FROM sync_objects o WHERE o.entity_set = ? AND o.hash <> ''
          AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.entity_set = o.entity_set AND s.ref = o.ref)`,
@@ -256,7 +256,7 @@ export class SyncStore {
 
   /** Held recorders the first load's discovery did not meet: how many, and up to `limit` after `after`. */
   async undiscoveredCount(register: string): Promise<number> {
-    await this.#seenCounted()
+    await this.#renewSeenStatistics()
     const r = await this.sql.all<{ n: number }>(
       `SELECT COUNT(*) AS n FROM sync_recorders r WHERE r.register = ?
          AND NOT EXISTS (SELECT 1 FROM sync_seen s WHERE s.entity_set = r.register AND s.ref = r.recorder)`,
