@@ -27,6 +27,7 @@ import { acceptedCoding } from '../serving/compress.js'
 import { Generations } from '../serving/generations.js'
 import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
+import { givingBack } from './give-back.js'
 
 type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
@@ -431,7 +432,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       if (shown?.total !== undefined) reply.header('x-total-count', String(shown.total))
       reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag, X-Changes-Token')
     }
-    return reply.send(body)
+    return reply.send(Buffer.isBuffer(body) ? body : givingBack(body))
   })
 
   // CORS preflight (decision D4): a browser front end sends Authorization, which a simple

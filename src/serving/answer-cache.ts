@@ -26,6 +26,7 @@ import { LRUCache } from 'lru-cache'
 import { isoDay, today } from '../values/dates.js'
 import { answersGen } from '../views/generation.js'
 import type { SqlPort } from '../store/sql.js'
+import { hold } from './lent.js'
 import { codedAnswer } from './compress.js'
 import type { Coded } from './compress.js'
 import type { Coding, DataRequest, Execution, Executor } from './executor.js'
@@ -211,7 +212,8 @@ function lastBytes(source: Readable, n: number): { stream: Readable; bytes: () =
   let last: Buffer = Buffer.alloc(0)
   const through = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      last = chunk.length >= n ? chunk.subarray(-n) : Buffer.concat([last, chunk]).subarray(-n)
+      // A copy: the chunk's memory may go back to its worker once written (serving/lent.ts).
+      last = Buffer.concat([last, chunk.subarray(-n)]).subarray(-n)
       callback(null, chunk)
     },
   })
@@ -231,7 +233,10 @@ function collected(source: Readable, largest: number, done: (answer: Buffer) => 
       if (parts !== undefined) {
         size += chunk.length
         if (size > largest) parts = undefined
-        else parts.push(chunk)
+        else {
+          hold(chunk)
+          parts.push(chunk)
+        }
       }
       callback(null, chunk)
     },

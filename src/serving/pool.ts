@@ -4,6 +4,7 @@
 // its request's limit and the grace is terminated and replaced.
 import { Worker } from 'node:worker_threads'
 import { AnswerStream } from './answer-stream.js'
+import { lend } from './lent.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
 import type { DataRequest, Execution, Executor } from './executor.js'
 import { CANCELLED, RUNNING, TIMED_OUT } from './protocol.js'
@@ -69,6 +70,7 @@ export class WorkerPool implements Executor {
   readonly #workers = new Set<Worker>()
   readonly #queue: Job[] = []
   readonly #stats: PoolStats = { served: 0, stopped: 0, failed: 0, replaced: 0 }
+  readonly #lending = { lent: 0, back: 0 }
   #seq = 0
   #closing = false
   #retry: NodeJS.Timeout | undefined
@@ -92,6 +94,11 @@ export class WorkerPool implements Executor {
 
   get stats(): PoolStats {
     return { ...this.#stats }
+  }
+
+  /** Streamed chunks received from the workers, and how many of their buffers went back to be filled again (serving/lent.ts). */
+  get lending(): { lent: number; back: number } {
+    return { ...this.#lending }
   }
 
   /** The live workers' thread ids (a replaced worker has a new one). */
@@ -208,6 +215,13 @@ export class WorkerPool implements Executor {
     slot.worker.postMessage(message)
   }
 
+  /** A written chunk's buffer goes back to the worker that lent it, while that worker lives. */
+  #spare(slot: Slot, bytes: ArrayBuffer): void {
+    if (!this.#workers.has(slot.worker)) return
+    this.#lending.back++
+    slot.worker.postMessage({ type: 'spare', bytes } satisfies ToWorker, [bytes])
+  }
+
   #message(slot: Slot, m: FromWorker): void {
     if (m.type === 'warn') return this.#options.warn?.(m.message)
     const job = slot.job
@@ -230,7 +244,8 @@ export class WorkerPool implements Executor {
           )
           job.resolve(job.stream)
         }
-        return job.stream.add(Buffer.from(m.bytes))
+        this.#lending.lent++
+        return job.stream.add(lend(Buffer.from(m.bytes, 0, m.length), (bytes) => this.#spare(slot, bytes)))
       case 'end':
         this.#finished(slot, job, m.rows, m.queries)
         job.done = true

@@ -34,6 +34,8 @@ export type ToWorker =
       readonly format?: Format
     }
   | { readonly type: 'credit'; readonly id: number; readonly n: number }
+  /** A streamed chunk's buffer, given back once the socket has written it (serving/lent.ts). */
+  | { readonly type: 'spare'; readonly bytes: ArrayBuffer }
   /** Wakes a worker waiting for credit so that it reads its stop flag. */
   | { readonly type: 'cancel'; readonly id: number }
 
@@ -46,6 +48,7 @@ export type FromWorker =
   /** A CSV answer's `errors`, sent after its last chunk and before its end. */
   | { readonly type: 'errors'; readonly id: number; readonly errors: readonly string[]; readonly removed?: readonly unknown[] }
   | { readonly type: 'whole'; readonly id: number; readonly bytes: ArrayBuffer; readonly rows: number | null; readonly queries: number[] }
-  | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer }
+  /** `length` bytes of `bytes` are the answer's; the buffer may be bigger, to be filled again. */
+  | { readonly type: 'chunk'; readonly id: number; readonly bytes: ArrayBuffer; readonly length: number }
   | { readonly type: 'end'; readonly id: number; readonly rows: number | null; readonly queries: number[] }
   | { readonly type: 'error'; readonly id: number; readonly message: string; readonly stopped: boolean; readonly queries: number[] }

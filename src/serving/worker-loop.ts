@@ -44,6 +44,34 @@ function owned(bytes: Buffer): ArrayBuffer {
   return out
 }
 
+// A streamed answer goes in pieces of at most PIECE bytes, each copied into a buffer the main
+// thread gave back once its socket had written it (serving/lent.ts), or a new one. A piece of
+// a quarter of that or more gets a whole PIECE, so that it can be filled again; a smaller one
+// gets its own size, so that a consumer that keeps small chunks does not keep 64 KiB each.
+const PIECE = 64 * 1024
+// WINDOW chunks in flight, one in the main side's stream buffer, one being written: the rest
+// of the given-back buffers would only wait.
+const SPARES = WINDOW + 4
+
+class Pieces {
+  readonly #spare: ArrayBuffer[] = []
+
+  /** A buffer given back by the main thread. */
+  add(bytes: ArrayBuffer): void {
+    if (bytes.byteLength === PIECE && this.#spare.length < SPARES) this.#spare.push(bytes)
+  }
+
+  /** `chunk` as transferable pieces: each a buffer and how much of it holds bytes. */
+  *of(chunk: Buffer): Generator<{ bytes: ArrayBuffer; length: number }> {
+    for (let at = 0; at < chunk.length; at += PIECE) {
+      const piece = chunk.subarray(at, at + PIECE)
+      const bytes = this.#spare.pop() ?? new ArrayBuffer(piece.length >= PIECE / 4 ? PIECE : piece.length)
+      new Uint8Array(bytes).set(piece)
+      yield { bytes, length: piece.length }
+    }
+  }
+}
+
 // With every core busy, the event loop (health, auth, small answers) must still get the CPU
 // at once: the workers run at a lower priority. On Linux a nice value is per thread, so
 // this lowers this worker only.
@@ -53,11 +81,6 @@ const WORKER_NICE = 10
 // tree) is sent in chunks under the same credit as a stream, so a slow client does not make
 // the main thread hold all of it.
 const WHOLE_MAX = 1024 * 1024
-const SLICE = 64 * 1024
-
-function* slices(bytes: Buffer): Generator<Buffer> {
-  for (let at = 0; at < bytes.length; at += SLICE) yield bytes.subarray(at, at + SLICE)
-}
 
 export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
   const port = parentPort as MessagePort
@@ -79,6 +102,7 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
     return
   }
 
+  const pieces = new Pieces()
   let current = -1
   let credit = 0
   let wake: (() => void) | undefined
@@ -116,12 +140,13 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
         post({ type: 'whole', id: m.id, bytes, rows, queries: queries.splice(0) }, [bytes])
         return
       }
-      for await (const chunk of Buffer.isBuffer(body) ? slices(body) : body) {
-        await waitForCredit(stop)
-        stop.throwIfAborted()
-        const bytes = owned(chunk)
-        post({ type: 'chunk', id: m.id, bytes }, [bytes])
-        credit--
+      for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
+        for (const { bytes, length } of pieces.of(chunk)) {
+          await waitForCredit(stop)
+          stop.throwIfAborted()
+          post({ type: 'chunk', id: m.id, bytes, length }, [bytes])
+          credit--
+        }
       }
       post({ type: 'end', id: m.id, rows, queries: queries.splice(0) })
     } catch (err) {
@@ -139,6 +164,7 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
 
   port.on('message', (m: ToWorker) => {
     if (m.type === 'run') void run(m)
+    else if (m.type === 'spare') pieces.add(m.bytes)
     else if (m.id === current) {
       if (m.type === 'credit') credit += m.n
       wake?.()

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { randomBytes } from 'node:crypto'
+import { gunzipSync } from 'node:zlib'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -12,6 +13,9 @@ import { hashPassword } from '../../src/auth/password.js'
 import { writeDemo } from '../../src/cli/demo.js'
 import { buildServer } from '../../src/http/server.js'
 import { WorkerPool } from '../../src/serving/pool.js'
+import { answerCache } from '../../src/serving/answer-cache.js'
+import { compressing } from '../../src/serving/compress.js'
+import type { Executor } from '../../src/serving/executor.js'
 import type { PoolOptions } from '../../src/serving/pool.js'
 import type { SqlPort } from '../../src/store/sql.js'
 import { UserSnapshot } from '../../src/users/directory.js'
@@ -65,7 +69,7 @@ interface Served {
   close(): Promise<void>
 }
 
-async function serveWith(store: SqlPort, executor?: WorkerPool): Promise<Served> {
+async function serveWith(store: SqlPort, executor?: Executor): Promise<Served> {
   const users = new UserSnapshot(store)
   await users.start()
   const auth = new Authenticator({ users, dummyHash: await hashPassword('dummy', { logN: 10 }) })
@@ -102,9 +106,13 @@ interface Got {
 }
 
 /** GET over a socket; `hold` lets the test decide when the body is read (or that it never is). */
-function get(url: string, hold?: (res: { pause(): void; resume(): void; destroy(): void }) => Promise<'read' | 'drop'>): Promise<Got> {
+function get(
+  url: string,
+  hold?: (res: { pause(): void; resume(): void; destroy(): void }) => Promise<'read' | 'drop'>,
+  headers: Record<string, string> = {},
+): Promise<Got> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: AUTH }, async (res) => {
+    const req = request(url, { headers: { ...AUTH, ...headers } }, async (res) => {
       const parts: Buffer[] = []
       res.on('data', (c: Buffer) => parts.push(c))
       res.on('error', () => {})
@@ -222,6 +230,51 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
         assert.deepEqual(pool.stats, { served: 0, stopped: 1, failed: 0, replaced: 0 })
       } finally {
         await server.close()
+        await pool.close()
+      }
+    })
+
+    it("a streamed answer's chunk buffers go back to the worker once written; those the cache keeps or a compressor takes do not", async () => {
+      const pool = await start(store, {})
+      const here = await serveWith(reader)
+      const served = await serveWith(reader, pool)
+      const cached = await serveWith(reader, answerCache(pool, reader, { bytes: 256 * 1024 * 1024 }))
+      const zipped = await serveWith(reader, compressing(pool))
+      try {
+        const want = (await here.inject(BIG)).body
+        assert.ok(want.length > BIG_ANSWER, `answer of ${want.length} bytes`)
+        const first = await get(`${served.url}${BIG}`)
+        assert.ok(first.body.equals(want), 'the first answer')
+        // 64 KiB pieces: at least one per 64 KiB of the answer, each given back once written.
+        const { lent } = pool.lending
+        assert.ok(lent >= want.length / 65536, `chunks lent: ${lent}`)
+        await until(() => pool.lending.back === lent, 'every written chunk given back')
+
+        // The answer cache keeps an answer asked a second time: the first passes through and
+        // its chunks go back; the kept one's do not, and its bytes stay right while the next
+        // answer fills the given-back buffers again.
+        const passed = await get(`${cached.url}${BIG}`)
+        assert.ok(passed.body.equals(want), 'the answer the cache lets pass')
+        await until(() => pool.lending.back === 2 * lent, 'the passed answer given back')
+        const kept = await get(`${cached.url}${BIG}`)
+        assert.ok(kept.body.equals(want), 'the answer the cache keeps')
+        assert.deepEqual(pool.lending, { lent: 3 * lent, back: 2 * lent })
+        const again = await get(`${served.url}${BIG}`)
+        assert.ok(again.body.equals(want), 'an answer through given-back buffers')
+        await until(() => pool.lending.back === 3 * lent, 'the next answer given back')
+        const fromCache = await get(`${cached.url}${BIG}`)
+        assert.ok(fromCache.body.equals(want), 'the kept answer, after its buffers could have been reused')
+        assert.deepEqual(pool.lending, { lent: 4 * lent, back: 3 * lent })
+
+        // Compressed: the compressor reads the chunks, the socket writes its output.
+        const gz = await get(`${zipped.url}${BIG}`, undefined, { 'accept-encoding': 'gzip' })
+        assert.ok(gunzipSync(gz.body).equals(want), 'the compressed answer')
+        assert.deepEqual(pool.lending, { lent: 5 * lent, back: 3 * lent })
+      } finally {
+        await zipped.close()
+        await cached.close()
+        await served.close()
+        await here.close()
         await pool.close()
       }
     })
