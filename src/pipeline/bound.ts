@@ -4,6 +4,7 @@
 // Base64) is counted without ever being held: only the kept rows are.
 import type { Body } from './run.js'
 import type { Readable } from 'node:stream'
+import { EnvelopeScanner } from './scan.js'
 
 /** An answer carries at most this many `data` rows and this many bytes of them (decision "MCP tools"). */
 export const ROW_LIMIT = 50
@@ -23,105 +24,48 @@ export interface Bounded {
   readonly removed?: readonly unknown[]
 }
 
-const OPEN_OBJECT = 0x7b
-const CLOSE_OBJECT = 0x7d
-const OPEN_ARRAY = 0x5b
-const CLOSE_ARRAY = 0x5d
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const isSpace = (b: number) => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09
-
 export async function bound(body: Body | Readable, limits = { rows: ROW_LIMIT, bytes: BYTE_LIMIT }): Promise<Bounded> {
   const rows: Buffer[] = []
   let keptBytes = 0
   let total = 0
   let firstLeftOutBytes: number | undefined
-  // The envelope's own nesting: 1 inside the object, 2 inside `data`, deeper inside a row.
-  let depth = 0
-  let inString = false
-  let escaped = false
-  let phase: 'head' | 'data' | 'tail' = 'head'
-  const tail: Buffer[] = []
   // The row being read: its parts so far (while it may still be kept) and its size.
-  let inRow = false
   let parts: Buffer[] | undefined
   let size = 0
   let leftOut = false
 
-  const endRow = () => {
-    inRow = false
-    total += 1
-    if (parts !== undefined && !leftOut && rows.length < limits.rows && keptBytes + size <= limits.bytes) {
-      rows.push(Buffer.concat(parts))
-      keptBytes += size
-    } else {
-      // Rows stay contiguous: once one is left out, so is every row after it.
-      leftOut = true
-      firstLeftOutBytes ??= size
-    }
-    parts = undefined
-    size = 0
-  }
-
-  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
-    if (phase === 'tail') {
-      tail.push(chunk)
-      continue
-    }
-    let rowStart = inRow ? 0 : -1
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!
-      if (phase === 'data' && depth === 2 && !inString) {
-        if (inRow && (b === COMMA || b === CLOSE_ARRAY)) {
-          take(chunk, rowStart, i)
-          endRow()
-          rowStart = -1
-        } else if (!inRow && b !== COMMA && b !== CLOSE_ARRAY && !isSpace(b)) {
-          inRow = true
-          parts = leftOut ? undefined : []
-          rowStart = i
-        }
-      }
-      if (inString) {
-        if (escaped) escaped = false
-        else if (b === BACKSLASH) escaped = true
-        else if (b === QUOTE) inString = false
-        continue
-      }
-      if (b === QUOTE) inString = true
-      else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-        depth += 1
-        if (phase === 'head' && depth === 2 && b === OPEN_ARRAY) phase = 'data'
-      } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-        depth -= 1
-        if (phase === 'data' && depth === 1) {
-          phase = 'tail'
-          tail.push(chunk.subarray(i + 1))
-          break
-        }
-      }
-    }
-    if (inRow) take(chunk, rowStart, chunk.length)
-  }
-
-  function take(chunk: Buffer, from: number, to: number) {
-    size += to - from
-    if (parts !== undefined) {
+  const scanner = new EnvelopeScanner({
+    start() {
+      parts = leftOut ? undefined : []
+    },
+    part(chunk, from, to) {
+      size += to - from
+      if (parts === undefined) return
       // Past the bound the row can no longer be kept: stop holding its bytes, keep counting them.
       if (leftOut || rows.length >= limits.rows || keptBytes + size > limits.bytes) parts = undefined
       else parts.push(chunk.subarray(from, to))
-    }
-  }
-
-  return { rows, total, ...(firstLeftOutBytes !== undefined ? { firstLeftOutBytes } : {}), ...tailOf(tail) }
+    },
+    end() {
+      total += 1
+      if (parts !== undefined && !leftOut && rows.length < limits.rows && keptBytes + size <= limits.bytes) {
+        rows.push(Buffer.concat(parts))
+        keptBytes += size
+      } else {
+        // Rows stay contiguous: once one is left out, so is every row after it.
+        leftOut = true
+        firstLeftOutBytes ??= size
+      }
+      parts = undefined
+      size = 0
+    },
+  })
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) scanner.scan(chunk)
+  return { rows, total, ...(firstLeftOutBytes !== undefined ? { firstLeftOutBytes } : {}), ...tailOf(scanner) }
 }
 
-/** `,"removed":[…],"errors":[…]}` (possibly over several chunks, the last of which the loop saw whole). */
-function tailOf(tail: readonly Buffer[]): { errors: string[]; removed?: unknown[] } {
-  const text = Buffer.concat(tail).toString('utf8')
-  if (text.trim() === '') return { errors: [] }
-  const parsed = JSON.parse(`{"data":[]${text}`) as { errors?: unknown; removed?: unknown }
+/** The envelope's `errors` (each as text) and a changes answer's `removed`. */
+function tailOf(scanner: EnvelopeScanner): { errors: string[]; removed?: unknown[] } {
+  const parsed = scanner.rest()
   const errors = Array.isArray(parsed.errors) ? parsed.errors.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))) : []
   return { errors, ...(Array.isArray(parsed.removed) ? { removed: parsed.removed } : {}) }
 }
@@ -160,84 +104,35 @@ const sizeAt = (row: TreeRow, cut: number): number => {
 export async function boundTree(body: Body | Readable, limits = { rows: ROW_LIMIT, bytes: BYTE_LIMIT }): Promise<BoundedTree> {
   const tracked: TreeRow[] = []
   let total = 0
-  let depth = 0
-  let inString = false
-  let escaped = false
-  let phase: 'head' | 'data' | 'tail' = 'head'
-  const tail: Buffer[] = []
   let row: TreeRow | undefined
-  let inRow = false
-  // Children arrays open around the current byte, within the row.
-  let level = 0
 
-  const keep = (chunk: Buffer, from: number, to: number) => {
-    if (row === undefined || to <= from) return
-    row.sizes[level] = (row.sizes[level] ?? 0) + (to - from)
-    if (level >= row.dropFrom) return
-    // A part at nesting `level` shows only under a cut deeper than it; once that cut is over
-    // the bound for this row alone, neither it nor anything deeper can be shown.
-    if (sizeAt(row, level + 1) > limits.bytes) {
-      row.dropFrom = level
-      row.parts = row.parts.filter((p) => p.level < level)
-      return
-    }
-    row.parts.push({ level, bytes: Buffer.from(chunk.subarray(from, to)) })
-  }
-
-  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
-    if (phase === 'tail') {
-      tail.push(chunk)
-      continue
-    }
-    let start = 0
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i]!
-      if (phase === 'data' && depth === 2 && !inString) {
-        if (inRow && (b === COMMA || b === CLOSE_ARRAY)) {
-          keep(chunk, start, i)
-          inRow = false
-          row = undefined
-          total += 1
-        } else if (!inRow && b !== COMMA && b !== CLOSE_ARRAY && !isSpace(b)) {
-          inRow = true
-          level = 0
-          row = tracked.length < limits.rows ? { sizes: [], parts: [], dropFrom: Number.POSITIVE_INFINITY } : undefined
-          if (row) tracked.push(row)
-          start = i
+  const scanner = new EnvelopeScanner(
+    {
+      start() {
+        row = tracked.length < limits.rows ? { sizes: [], parts: [], dropFrom: Number.POSITIVE_INFINITY } : undefined
+        if (row) tracked.push(row)
+      },
+      part(chunk, from, to, level) {
+        if (row === undefined || to <= from) return
+        row.sizes[level] = (row.sizes[level] ?? 0) + (to - from)
+        if (level >= row.dropFrom) return
+        // A part at nesting `level` shows only under a cut deeper than it; once that cut is over
+        // the bound for this row alone, neither it nor anything deeper can be shown.
+        if (sizeAt(row, level + 1) > limits.bytes) {
+          row.dropFrom = level
+          row.parts = row.parts.filter((p) => p.level < level)
+          return
         }
-      }
-      if (inString) {
-        if (escaped) escaped = false
-        else if (b === BACKSLASH) escaped = true
-        else if (b === QUOTE) inString = false
-        continue
-      }
-      if (b === QUOTE) inString = true
-      else if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-        if (inRow && b === OPEN_ARRAY) {
-          // The bracket belongs to its node; what it holds is one level deeper.
-          keep(chunk, start, i + 1)
-          level += 1
-          start = i + 1
-        }
-        depth += 1
-        if (phase === 'head' && depth === 2 && b === OPEN_ARRAY) phase = 'data'
-      } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-        if (inRow && b === CLOSE_ARRAY) {
-          keep(chunk, start, i)
-          level -= 1
-          start = i
-        }
-        depth -= 1
-        if (phase === 'data' && depth === 1) {
-          phase = 'tail'
-          tail.push(chunk.subarray(i + 1))
-          break
-        }
-      }
-    }
-    if (inRow) keep(chunk, start, chunk.length)
-  }
+        row.parts.push({ level, bytes: Buffer.from(chunk.subarray(from, to)) })
+      },
+      end() {
+        row = undefined
+        total += 1
+      },
+    },
+    true,
+  )
+  for await (const chunk of Buffer.isBuffer(body) ? [body] : body) scanner.scan(chunk)
 
   // How many rows a cut keeps: the first ones, contiguous, within both limits.
   const keptAt = (cut: number): number => {
@@ -262,7 +157,7 @@ export async function boundTree(body: Body | Readable, limits = { rows: ROW_LIMI
     rows,
     total,
     ...(leftOut !== undefined ? { firstLeftOutBytes: sizeAt(leftOut, cut) } : {}),
-    ...tailOf(tail),
+    ...tailOf(scanner),
     ...(wasCut ? { cutLevel: cut } : {}),
   }
 }

@@ -9,6 +9,7 @@ import ExcelJS from 'exceljs'
 import type { Column, Field, OutputRequest } from '../endpoints/fields.js'
 import { PARENT, columnsOf } from '../endpoints/fields.js'
 import { OPEN_DATA } from './envelope.js'
+import { EnvelopeScanner } from './scan.js'
 
 type Body = Buffer | AsyncIterable<Buffer>
 
@@ -26,70 +27,43 @@ export interface Reshaping {
 /** The top-level members of an envelope other than `data` (`errors`, …), in their order. */
 type Rest = Map<string, unknown>
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-
 /**
- * The `data` items of an envelope (pipeline/envelope.ts: it opens with `{"data":` and its
- * items are objects), one at a time as its bytes arrive; the members after `data` into
- * `rest`. An item's end is found by counting brackets outside strings, and the item is
- * parsed by JSON.parse: no token per value, so the heap holds one item and the chunk.
+ * The `data` items of an envelope (pipeline/envelope.ts: it opens with `{"data":`), one at a
+ * time as its bytes arrive; the members after `data` into `rest`. Each item's bytes are found
+ * by the envelope scanner and parsed by JSON.parse: no token per value, so the heap holds
+ * one item and the chunk.
  */
 async function* dataItems(body: Body, rest: Rest): AsyncGenerator<unknown> {
-  let depth = 0
-  let inString = false
-  let escaped = false
-  /** The open item's bytes from earlier chunks. */
-  const held: Buffer[] = []
-  let inItem = false
-  let ended = false
   let opened = 0
-  const tail: Buffer[] = []
+  /** The open item's bytes so far. */
+  const held: Buffer[] = []
+  /** The items a chunk completed, as text. */
+  const done: string[] = []
+  const scanner = new EnvelopeScanner({
+    start: () => {
+      held.length = 0
+    },
+    part: (chunk, from, to) => {
+      held.push(chunk.subarray(from, to))
+    },
+    end: () => {
+      done.push(held.length === 1 ? held[0]!.toString() : Buffer.concat(held).toString())
+      held.length = 0
+    },
+  })
   for await (const chunk of Buffer.isBuffer(body) ? [body] : body) {
-    if (ended) {
-      tail.push(chunk)
-      continue
-    }
-    let i = 0
     if (opened < OPEN_DATA.length) {
-      i = Math.min(OPEN_DATA.length - opened, chunk.length)
-      if (!chunk.subarray(0, i).equals(OPEN_DATA.subarray(opened, opened + i)))
+      const n = Math.min(OPEN_DATA.length - opened, chunk.length)
+      if (!chunk.subarray(0, n).equals(OPEN_DATA.subarray(opened, opened + n)))
         throw new Error('an answer that does not open with its data')
-      opened += i
-      if (opened === OPEN_DATA.length) depth = 1
+      opened += n
     }
-    let start = inItem ? 0 : -1
-    for (; i < chunk.length; i++) {
-      const c = chunk[i]!
-      if (inString) {
-        if (escaped) escaped = false
-        else if (c === BACKSLASH) escaped = true
-        else if (c === QUOTE) inString = false
-      } else if (c === QUOTE) inString = true
-      else if (c === 0x7b || c === 0x5b) {
-        if (++depth === 3) {
-          start = i
-          inItem = true
-        }
-      } else if (c === 0x7d || c === 0x5d) {
-        if (--depth === 2) {
-          const own = chunk.subarray(start, i + 1)
-          const text = held.length === 0 ? own.toString() : Buffer.concat([...held, own]).toString()
-          held.length = 0
-          inItem = false
-          yield JSON.parse(text)
-        } else if (depth === 1) {
-          ended = true
-          tail.push(chunk.subarray(i + 1))
-          break
-        }
-      }
-    }
-    if (inItem) held.push(chunk.subarray(start))
+    scanner.scan(chunk)
+    for (const text of done) yield JSON.parse(text)
+    done.length = 0
   }
   // What follows `data`: `,"removed":[…],"errors":[…]}`, or only the closing brace.
-  const after = Buffer.concat(tail).toString().trim()
-  if (after !== '}') for (const [k, v] of Object.entries(JSON.parse(`{${after.slice(1)}`) as Item)) rest.set(k, v)
+  for (const [k, v] of Object.entries(scanner.rest())) rest.set(k, v)
 }
 
 /** The selection `fields` makes: for each kept key, all of it (true) or a selection within it. */
