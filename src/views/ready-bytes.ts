@@ -46,6 +46,10 @@ export async function hasReady(sql: SqlPort, name: string): Promise<boolean> {
   return (await sql.all(`SELECT 1 AS one FROM ${READY_TABLE} WHERE name = ? LIMIT 1`, [name])).length > 0
 }
 
+// Chunks read per statement: on PostgreSQL each statement (a binary COPY) costs a round trip
+// and a plan of its own, while four chunks hold only 3 MiB (docs/perf/history.md).
+const READ_CHUNKS = 4
+
 /** The newest ready bytes of `name` as chunks, or undefined when there are none. */
 export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterable<Buffer> | undefined> {
   // One statement, so the generation and its chunk count come from one snapshot.
@@ -57,17 +61,16 @@ export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterab
   const gen = Number(head.gen)
   const count = Number(head.n)
   return (async function* () {
-    for (let seq = 0; seq < count; seq++) {
-      const [row] = await sql.readBytes<{ chunk: Buffer }>(
-        `SELECT chunk FROM ${READY_TABLE} WHERE name = ? AND gen = ? AND seq = ?`,
-        [name, gen, seq],
-        {
-          chunk: 'bytes',
-        },
+    for (let seq = 0; seq < count; seq += READ_CHUNKS) {
+      const want = Math.min(READ_CHUNKS, count - seq)
+      const rows = await sql.readBytes<{ chunk: Buffer }>(
+        `SELECT chunk FROM ${READY_TABLE} WHERE name = ? AND gen = ? AND seq >= ? AND seq < ? ORDER BY seq`,
+        [name, gen, seq, seq + want],
+        { chunk: 'bytes' },
       )
       // Two imports committed while this answer was being sent: its generation is gone.
-      if (!row) throw new Error(`the ready ${name} answer was replaced while it was being sent; ask again`)
-      yield row.chunk
+      if (rows.length < want) throw new Error(`the ready ${name} answer was replaced while it was being sent; ask again`)
+      for (const row of rows) yield row.chunk
     }
   })()
 }
