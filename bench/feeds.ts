@@ -32,6 +32,10 @@ const CASES = [
     name: 'orders of a period, CSV, a line per goods row',
     path: `/main/hs/orders/get?full=true&format=csv&rows=${q('Товары')}&from=01.09.2025&to=30.11.2026`,
   },
+  {
+    name: 'orders of a period, XLSX, a line per goods row',
+    path: `/main/hs/orders/get?full=true&format=xlsx&rows=${q('Товары')}&from=01.09.2025&to=30.11.2026`,
+  },
 ]
 
 const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
