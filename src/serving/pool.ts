@@ -59,6 +59,13 @@ interface Slot {
   fault?: string
 }
 
+// A worker's old generation is bounded. Left at the process's limit (some 4 GB here), V8
+// let garbage pile up while a big answer streamed. That includes the buffers the worker's
+// reads made, which only a mark-compact frees, so one big answer in four or five took some
+// 35 MB more. A bound makes V8 collect sooner. The largest whole answer a worker builds (a
+// materials tree computed per request) fits in a tenth of it (decision "A serving worker's
+// heap is bounded").
+const WORKER_HEAP_MB = 512
 const GRACE_MS = 1000
 const RETRY_MS = 1000
 
@@ -143,7 +150,7 @@ export class WorkerPool implements Executor {
     // PostgreSQL: the serving connections are shared out, not multiplied by the workers.
     const connections = isPostgresUrl(db) ? Math.max(1, Math.floor(PG_SERVING.max / size)) : undefined
     const setup: WorkerSetup = { db, connections, timeQueries: queryTime !== undefined, flag }
-    const worker = new Worker(this.#entry, { workerData: setup })
+    const worker = new Worker(this.#entry, { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } })
     this.#workers.add(worker)
     const slot: Slot = { worker, flag: new Int32Array(flag), job: null }
     let ready = false

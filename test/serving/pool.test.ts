@@ -357,6 +357,21 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
   })
 }
 
+describe('worker pool heap', () => {
+  it("bounds each worker's old generation at 512 MiB (560 with the young generation)", async () => {
+    const store = await createTestStore('sqlite')
+    await store.writer.close()
+    const pool = await start(store, {})
+    try {
+      const signal = new AbortController().signal
+      await assert.rejects(pool.execute({ service: 'warehouses', query: 'hook=heap', now: NOW }, { signal }), /^Error: heap limit 560 MiB$/)
+    } finally {
+      await pool.close()
+      await store.cleanup()
+    }
+  })
+})
+
 describe('worker pool start', () => {
   it('fails with one line when the store cannot be opened', async () => {
     await assert.rejects(WorkerPool.start({ db: '/nonexistent/docgate.db', size: 2, timeLimitMs: 0 }), {
