@@ -218,15 +218,15 @@ export class WorkerPool implements Executor {
     }
   }
 
-  #post(slot: Slot, message: ToWorker): void {
-    slot.worker.postMessage(message)
+  #post(slot: Slot, message: ToWorker, transfer: ArrayBuffer[] = []): void {
+    slot.worker.postMessage(message, transfer)
   }
 
   /** A written chunk's buffer goes back to the worker that lent it, while that worker lives. */
   #spare(slot: Slot, bytes: ArrayBuffer): void {
     if (!this.#workers.has(slot.worker)) return
     this.#lending.back++
-    slot.worker.postMessage({ type: 'spare', bytes } satisfies ToWorker, [bytes])
+    this.#post(slot, { type: 'spare', bytes }, [bytes])
   }
 
   #message(slot: Slot, m: FromWorker): void {
