@@ -65,6 +65,13 @@ const indexedMaterial = (ctx: Pick<RequestContext, 'options' | 'values'>): strin
 const readsFirst = (ctx: Pick<RequestContext, 'options' | 'values'>): string | undefined =>
   NARROWING.some((k) => ctx.values.has(k)) ? undefined : indexedMaterial(ctx)
 
+/**
+ * Refs above which `readFirst`'s selection tests the list's index entries in order rather
+ * than looking each ref up: a lookup costs a few times an entry of the scan, and the scan
+ * needs no sort (docs/benchmarks.md "Specifications by material").
+ */
+const SCAN_REFS = 1000
+
 /** The conditions through the index that `readFirst` replaces by the refs it read. */
 const throughIndex = new WeakSet<Condition>()
 /** What `readFirst` read for a request, for its `fullPage`. */
@@ -138,7 +145,9 @@ export const specifications: ListEndpoint = {
       { name: 'materials_f', type: 'text' },
       { name: 'ngroups_f', type: 'text' },
     ],
-    indexes: [['sort_name', 'code', 'ref']],
+    // The list's order carrying the short forms: a list selected by many refs (readFirst) is
+    // read from the index alone, never from rows that hold the full forms as well.
+    indexes: [{ columns: ['sort_name', 'code', 'ref'], carry: ['short'] }],
     select:
       's.ref, s.code, s.name, s.approval_date, rsp.presentation AS responsible, s.cost_works, s.cost_transport, ' +
       's.cost_overhead, s.cost_equipment, s.cost_connections, s.cost_design, ' +
@@ -218,7 +227,7 @@ export const specifications: ListEndpoint = {
     if (needle === undefined) return where
     const rows = await readMatchingMaterials(ctx.sql, needle)
     readRows.set(ctx, rows)
-    const refs: Condition = { kind: 'sql', ...ctx.sql.dialect.inList('api_specifications.ref', [...rows.keys()]) }
+    const refs: Condition = { kind: 'sql', ...ctx.sql.dialect.inList('api_specifications.ref', [...rows.keys()], rows.size > SCAN_REFS) }
     return where.map((c) => (throughIndex.has(c) ? refs : c))
   },
   // НоменклатурнаяГруппа of a row is the group of the row's nomenclature.

@@ -10,10 +10,11 @@ import { pagedList } from '../endpoints/define.js'
 import type { StoredPage } from '../views/pages.js'
 import type { PagedList } from '../views/define.js'
 import type { Condition } from '../store/plan.js'
-import { compileBoundedPage, compileCount, compileJoinedPage, compilePage, compilePageEnd } from '../store/select.js'
+import { compileBoundedPage, compileCount, compileJoinedPage, compilePage, compilePageEnd, compileRecordsPage } from '../store/select.js'
+import { splitRecords } from '../store/records.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
-import { ChunkWriter, serialize } from '../views/json-stream.js'
+import { ChunkWriter, ReadyJson, pushReady, serialize } from '../views/json-stream.js'
 import { OPEN_DATA, OPEN_ROWS, ROW_SEPARATOR, closeData, closeRows, closeRows as closeEnvelope } from './envelope.js'
 import { endpointByService } from '../endpoints/index.js'
 import { parseRequest, queryPairs } from '../endpoints/parse.js'
@@ -149,7 +150,13 @@ async function listAnswer(
   const keys = plan.orderBy.map((k) => k.column)
   // Rows read for forms built here (or filtered here), a page at a time unless the endpoint says one.
   const rowsPage = built && ep.onePage?.(ctx) === true ? ONE_PAGE : PAGE
-  const fetch = async (after?: readonly SqlValue[], size = rowsPage) => {
+  const fetch = async (after?: readonly SqlValue[], size = rowsPage): Promise<Row[]> => {
+    // A list read whole for forms built here: its refs and short forms as one value.
+    if (size === ONE_PAGE && after === undefined && postFilters.length === 0 && !stored) {
+      const { sql: text, params } = compileRecordsPage(plan, sql.dialect)
+      const [row] = await sql.all<Row>(text, params)
+      return splitRecords(sql.dialect.bytes.value(row?.body), 2).map(([ref, short]) => ({ ref: ref!.toString('latin1'), short }))
+    }
     const { sql: text, params } = compilePage(plan, sql.dialect, size, after)
     return sql.all<Row>(text, params)
   }
@@ -295,7 +302,11 @@ async function listAnswer(
         if (result.issue !== undefined) req.issues.push(result.issue)
         if (result.value === undefined) continue
         if (count++ > 0) out.push(ROW_SEPARATOR)
-        yield* serialize(result.value, out)
+        const value = result.value
+        // JSON already made needs no generator of its own (a list of thousands of spliced forms).
+        if (Buffer.isBuffer(value) || value instanceof ReadyJson) {
+          if (pushReady(value, out)) yield out.take()!
+        } else yield* serialize(value, out)
       } else if (stored) {
         yield* storedRow(row)
       } else {

@@ -5,6 +5,7 @@ import { ALL_TABLE_TYPES, OWNER_LINKS, REGISTER_TYPES } from '../model/objects.j
 import type { Attr, ObjectType } from '../model/define.js'
 import { chunkTableDef } from './blobs.js'
 import type { Dialect } from './sql.js'
+import { indexColumns } from './table.js'
 import type { ColumnDef, TableDef } from './table.js'
 
 export const SCHEMA_VERSION = 2
@@ -122,7 +123,8 @@ export function tableDdl(table: TableDef, dialect: Dialect): string {
   const lines = [
     `CREATE TABLE IF NOT EXISTS ${table.name} (\n${cols.join(',\n')},\n  PRIMARY KEY (${table.primaryKey.join(', ')})\n)${suffix};`,
   ]
-  for (const idx of table.indexes ?? []) {
+  for (const index of table.indexes ?? []) {
+    const idx = indexColumns(index, dialect.indexCarries)
     lines.push(`CREATE INDEX IF NOT EXISTS ${table.name}__${idx.join('_')} ON ${table.name} (${idx.join(', ')});`)
   }
   return lines.join('\n')

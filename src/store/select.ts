@@ -33,7 +33,7 @@ function condition(c: Condition, source: string, dialect: Dialect, params: SqlVa
  * One page of a plan. `after` holds the sort-key values of the last row of the previous
  * page (keyset pagination: each page is an index range, never an OFFSET scan).
  */
-export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, after?: readonly SqlValue[]): Compiled {
+export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number | 'all', after?: readonly SqlValue[]): Compiled {
   const params: SqlValue[] = []
   const where = plan.where.map((c) => condition(c, plan.source, dialect, params))
   if (after) {
@@ -56,11 +56,12 @@ export function compilePage(plan: QueryPlan, dialect: Dialect, limit: number, af
     }
   }
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  params.push(limit)
+  // 'all': no LIMIT, under which SQLite sorts a large list in a cheaper way.
+  if (limit !== 'all') params.push(limit)
   const sql =
     `SELECT ${plan.columns.join(', ')} FROM ${plan.source}` +
     (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
-    ` ORDER BY ${order} LIMIT ?`
+    ` ORDER BY ${order}${limit === 'all' ? '' : ' LIMIT ?'}`
   return { sql, params }
 }
 
@@ -105,6 +106,18 @@ export function compileJoinedPage(
     sql: `SELECT ${dialect.bytes.select(dialect.concatPage(options.form, order))} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`,
     params: page.params,
   }
+}
+
+/**
+ * The whole list of `plan` as one blob of records (Dialect.concatRecords, in the dialect's
+ * `bytes` form): each row's `ref` and `short`, for rows a request prints one by one.
+ */
+export function compileRecordsPage(plan: QueryPlan, dialect: Dialect): Compiled {
+  const columns = new Set(['ref', 'short', ...plan.orderBy.map((k) => k.column)])
+  const page = compilePage({ ...plan, columns: [...columns] }, dialect, 'all')
+  const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
+  const records = dialect.concatRecords([{ text: 'ref' }, { bytes: 'short' }], order)
+  return { sql: `SELECT ${dialect.bytes.select(records)} AS body FROM (${page.sql}) AS page`, params: page.params }
 }
 
 /**

@@ -10,9 +10,18 @@ export type ColumnKind = 'text' | 'int' | 'bytes'
 export const keyTable = (dialect: Dialect, table: string): string =>
   `CREATE TEMP TABLE IF NOT EXISTS ${table} (ref ${dialect.types.text} PRIMARY KEY)`
 
+/** A field of concatRecords: bytes, or text (UTF-8). */
+type RecordField = { readonly bytes: string } | { readonly text: string }
+
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres'
   readonly types: { readonly text: string; readonly real: string; readonly int: string; readonly blob: string }
+  /**
+   * Whether an index may carry wide values (IndexDef `carry`). SQLite keeps a row's values
+   * inline, so reading short forms through a table reads its full forms' pages as well;
+   * PostgreSQL moves large values out of line already and bounds an index entry's size.
+   */
+  readonly indexCarries: boolean
   /** Table-definition suffix that stores rows in primary-key order ('' where that is the default or absent). */
   readonly clusteredTable: string
   /** SQL that is true when `column` (already folded) contains the folded parameter: a scan. */
@@ -23,6 +32,13 @@ export interface Dialect {
   concatBytes(column: string, orderBy: string): string
   /** `concatBytes` over a subquery that is already in `orderBy` order (one page of a list). */
   concatPage(column: string, orderBy: string): string
+  /**
+   * Aggregate joining each row's `fields` into one record of store/records.ts (fields apart
+   * by UNIT, records by RECORD; NULL as empty), all records as one blob, over a subquery
+   * already in `orderBy` order as concatPage: one value for many rows, where each value a
+   * statement returns costs the client more than the bytes it holds.
+   */
+  concatRecords(fields: readonly RecordField[], orderBy: string): string
   /**
    * Stored bytes a request reads (ready pages and answers): `select` names them in the form
    * the engine's client receives fastest, `value` makes that a Buffer again (null stays null).
@@ -37,9 +53,10 @@ export interface Dialect {
   inKeys(column: string, table: string): string
   /**
    * True when `column` is one of `values` (a list read before the statement), given as one
-   * parameter in the form the engine reads as a list.
+   * parameter in the form the engine reads as a list. With `scan`, tested on the rows the
+   * statement reads in its order rather than looked up value by value: cheaper for many values.
    */
-  inList(column: string, values: readonly string[]): { readonly text: string; readonly params: SqlValue[] }
+  inList(column: string, values: readonly string[], scan?: boolean): { readonly text: string; readonly params: SqlValue[] }
   /**
    * Where the engine compresses large values on its own: `stored` names the `whole` columns
    * (schema.ts) of table `?` that are kept uncompressed already, `keep` makes one so for the

@@ -7,11 +7,22 @@ export interface ColumnDef {
   readonly whole?: boolean
 }
 
+/**
+ * An index: its columns, or its columns and those it `carry`s where the engine lets an index
+ * carry wide values (Dialect.indexCarries), so that a read of them in the index's order
+ * reads the index alone.
+ */
+export type IndexDef = readonly string[] | { readonly columns: readonly string[]; readonly carry: readonly string[] }
+
+/** An index's columns on `dialect`'s engine. */
+export const indexColumns = (index: IndexDef, carries: boolean): readonly string[] =>
+  'carry' in index ? [...index.columns, ...(carries ? index.carry : [])] : index
+
 export interface TableDef {
   readonly name: string
   /** Stored in primary-key order (SQLite WITHOUT ROWID): one B-tree to write instead of two. */
   readonly clustered?: boolean
   readonly columns: readonly ColumnDef[]
   readonly primaryKey: readonly string[]
-  readonly indexes?: readonly (readonly string[])[]
+  readonly indexes?: readonly IndexDef[]
 }

@@ -1,7 +1,7 @@
 // The vocabulary of views: what is built from stored objects and kept for serving (read
 // models with their short and full forms, ready pages, ready answers, derived tables), and
 // the catalogue of them that endpoints declare and hand down to migrate, import and sync.
-import type { ColumnDef, TableDef } from '../store/table.js'
+import type { ColumnDef, IndexDef, TableDef } from '../store/table.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 
 export interface SortKey {
@@ -47,7 +47,7 @@ export interface ReadModel<Short = unknown> {
   /** Dependencies beyond the source's own columns, for a model without a full form (with one: StoredFull.traces). */
   readonly traces?: readonly FullTrace[]
   readonly columns: readonly ColumnDef[]
-  readonly indexes?: readonly (readonly string[])[]
+  readonly indexes?: readonly IndexDef[]
   /**
    * Folded columns that substring filters look in, each with a trigram index (store/trigram.ts).
    * The columns of the endpoint's `contains` parameters are added by the registry

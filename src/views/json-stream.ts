@@ -39,6 +39,19 @@ export class ChunkWriter {
   }
 }
 
+/** JSON already made, in pieces printed one after another (a form spliced from stored bytes, unjoined). */
+export class ReadyJson {
+  constructor(readonly parts: readonly Buffer[]) {}
+}
+
+/** Pushes JSON already made (a Buffer or a ReadyJson) into `out`; true when `out` is due to be taken. */
+export function pushReady(value: Buffer | ReadyJson, out: ChunkWriter): boolean {
+  if (Buffer.isBuffer(value)) return out.push(value)
+  let due = false
+  for (const part of value.parts) due = out.push(part)
+  return due
+}
+
 /** Pushes the Base64 of `bytes` (a whole number of 3-byte groups unless it ends the content) into `out`. */
 export function* base64(bytes: Buffer, out: ChunkWriter): Generator<Buffer> {
   for (let at = 0; at < bytes.length; at += SLICE) {
@@ -57,8 +70,8 @@ function hasBlob(value: unknown): boolean {
 
 export async function* serialize(value: unknown, out: ChunkWriter): AsyncGenerator<Buffer> {
   // A Buffer is JSON already made (a form joined by the store): printed as it is.
-  if (Buffer.isBuffer(value)) {
-    if (out.push(value)) yield out.take()!
+  if (Buffer.isBuffer(value) || value instanceof ReadyJson) {
+    if (pushReady(value, out)) yield out.take()!
     return
   }
   if (!hasBlob(value)) {

@@ -141,5 +141,52 @@ for (const backend of BACKENDS) {
       assert.deepEqual(await specsWithMaterial(app.sql, 'труба'), [])
       assert.deepEqual(await codes(app, `material=${q('кабель')}`), ['С-010', 'С-001'])
     })
+
+    it('selects more than a thousand specifications read by a scan of the list order, which carries the short forms on SQLite', async () => {
+      const before = await codes(app, `material=${q('болт')}`)
+      const many = Array.from({ length: 1001 }, (_, i) => `Я-${String(i + 1).padStart(4, '0')}`)
+      const report = await app.importMore(
+        many.map((code, i) => ({
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid(`sp-many-${i}`),
+          Код: code,
+          Наименование: `Ярус ${code}`,
+          ЭтоГруппа: false,
+          Материалы: [row('n-sheet', 1), row('n-bolt', i + 1)],
+        })),
+      )
+      assert.equal(report.ok, true)
+      // "Ярус" sorts after every name of the fixture; each prints its bolt row only.
+      const answer = (await app.api(`/main/hs/specifications/get?material=${q('болт')}`)).json
+      assert.deepEqual(answer.errors, [])
+      assert.deepEqual(
+        answer.data.map((s: { Код: string }) => s.Код),
+        [...before, ...many],
+      )
+      const last = answer.data.at(-1)
+      assert.deepEqual(
+        last.Материалы.map((r: { Код: string; Количество: number; Сумма: number }) => [r.Код, r.Количество, r.Сумма]),
+        [['М-0004', 1001, 10010]],
+      )
+      assert.equal(last.СуммаМатериалов, 10010)
+      const d = app.sql.dialect
+      const scan = d.inList('ref', [uuid('sp-many-0')], true)
+      if (d.name === 'sqlite') {
+        assert.equal(scan.text, '+ref IN (SELECT value FROM json_each(?))')
+        const plan = await app.sql.all<{ detail: string }>(
+          `EXPLAIN QUERY PLAN SELECT ref, short FROM api_specifications WHERE ${scan.text} ORDER BY sort_name, code, ref`,
+          scan.params,
+        )
+        assert.deepEqual(
+          plan.filter((p) => p.detail.includes('api_specifications')).map((p) => p.detail),
+          ['SCAN api_specifications USING COVERING INDEX api_specifications__sort_name_code_ref_short'],
+        )
+      } else assert.equal(scan.text, 'ref = ANY(?::text[])')
+      const found = await app.sql.all<{ code: string }>(`SELECT code FROM api_specifications WHERE ${scan.text}`, scan.params)
+      assert.deepEqual(
+        found.map((r) => r.code),
+        ['Я-0001'],
+      )
+    })
   })
 }

@@ -10,6 +10,8 @@ import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import { containsSql } from '../../store/trigram.js'
 import { readByOwner } from '../../store/by-owner.js'
 import type { ByOwner } from '../../store/by-owner.js'
+import { splitRecords } from '../../store/records.js'
+import { ReadyJson } from '../../views/json-stream.js'
 import { NOMENCLATURE_SEARCH } from './nomenclature-search.js'
 import { FIELD_SEPARATOR, ROW_SEPARATOR, SPEC_MATERIAL_ROWS, materialRow } from './spec-material-rows.js'
 
@@ -219,11 +221,18 @@ export function readJoinedMaterials(
 export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ReadonlyMap<string, JoinedMaterials>> {
   const d = sql.dialect
   const rows = rowsHolding(d, needle)
+  // One value for the whole read: a value per specification cost more than its rows' reads.
+  const records = d.concatRecords([{ text: 'owner' }, { bytes: 'list' }, { bytes: 'parts' }], 'owner')
   const query =
-    `SELECT owner, ${d.bytes.select(d.concatPage('short', 'line'))} AS list, ${d.bytes.select(d.concatPage('part', 'line'))} AS parts FROM (` +
-    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner`
-  const read = await sql.all<{ owner: string; list: unknown; parts: unknown }>(query, rows.params)
-  return new Map(read.map((r) => [r.owner, { owner: r.owner, list: d.bytes.value(r.list), parts: d.bytes.value(r.parts) }]))
+    `SELECT ${d.bytes.select(records)} AS body FROM (SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (` +
+    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner) AS g`
+  const [read] = await sql.all<{ body: unknown }>(query, rows.params)
+  const found = new Map<string, JoinedMaterials>()
+  for (const [ref, list, parts] of splitRecords(d.bytes.value(read?.body), 3)) {
+    const owner = ref!.toString('latin1')
+    found.set(owner, { owner, list: list!, parts: parts! })
+  }
+  return found
 }
 
 const LIST_KEY = Buffer.from(',"Материалы":')
@@ -233,21 +242,23 @@ const CLOSE = Buffer.from('}')
 
 /**
  * The bytes `{ ...short, ...materialsForm(rows) }` prints, from the short form's bytes
- * (Материалы, its summary string, is its last key) and the joined rows. The total is summed
- * here, share by share in line order, as materialsForm sums it.
+ * (Материалы, its summary string, is its last key) and the joined rows, as pieces printed
+ * one after another. The total is summed here, share by share in line order, as
+ * materialsForm sums it.
  */
-export function joinedForm(short: Buffer, joined: JoinedMaterials | undefined): Buffer {
+export function joinedForm(short: Buffer, joined: JoinedMaterials | undefined): ReadyJson {
   const cut = short.lastIndexOf(LIST_KEY)
   if (cut < 0) throw new Error('the short form has no Материалы')
   let total = 0
-  const parts = joined?.parts ? joined.parts.toString('utf8') : ''
+  const parts = joined?.parts ? joined.parts.toString('latin1') : ''
   if (parts !== '') for (const p of parts.split(',')) total += Number(p)
-  return Buffer.concat([
+  const list = joined?.list
+  return new ReadyJson([
     short.subarray(0, cut),
     OPEN,
-    joined?.list ?? Buffer.alloc(0),
+    ...(list ? [list] : []),
     TOTAL_KEY,
-    Buffer.from(JSON.stringify(round2(total))),
+    Buffer.from(JSON.stringify(round2(total)), 'latin1'),
     CLOSE,
   ])
 }
