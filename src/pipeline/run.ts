@@ -152,9 +152,9 @@ async function listAnswer(
   const rowsPage = built && ep.onePage?.(ctx) === true ? ONE_PAGE : PAGE
   const fetch = async (after?: readonly SqlValue[], size = rowsPage): Promise<Row[]> => {
     // A list read whole for forms built here: its refs and short forms as one value.
-    if (size === ONE_PAGE && after === undefined && postFilters.length === 0 && !stored) {
-      const { sql: text, params } = compileRecordsPage(plan, sql.dialect)
-      const [row] = await sql.all<Row>(text, params)
+    const records = size === ONE_PAGE && after === undefined && postFilters.length === 0 && !stored && compileRecordsPage(plan, sql.dialect)
+    if (records) {
+      const [row] = await sql.all<Row>(records.sql, records.params)
       return splitRecords(sql.dialect.bytes.value(row?.body), 2).map(([ref, short]) => ({ ref: ref!.toString('latin1'), short }))
     }
     const { sql: text, params } = compilePage(plan, sql.dialect, size, after)

@@ -67,10 +67,6 @@ export const postgresDialect: Dialect = {
   },
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
   concatPage: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
-  concatRecords: (fields, orderBy) =>
-    `string_agg(${fields
-      .map((f) => `coalesce(${'text' in f ? `convert_to(${f.text}, 'UTF8')` : f.bytes}, ''::bytea)`)
-      .join(" || '\\x1f'::bytea || ")}, '\\x1e'::bytea ORDER BY ${orderBy})`,
   // ORed INs are subplans tested per row, each a scan of its table once that outgrows
   // work_mem (30 s a batch at scale 100); one IN over a UNION ALL is a hashed semi-join.
   inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,

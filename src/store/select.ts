@@ -110,13 +110,14 @@ export function compileJoinedPage(
 
 /**
  * The whole list of `plan` as one blob of records (Dialect.concatRecords, in the dialect's
- * `bytes` form): each row's `ref` and `short`, for rows a request prints one by one.
+ * `bytes` form): each row's `ref` and `short`, for rows a request prints one by one. Null
+ * where the engine has no records.
  */
-export function compileRecordsPage(plan: QueryPlan, dialect: Dialect): Compiled {
+export function compileRecordsPage(plan: QueryPlan, dialect: Dialect): Compiled | null {
+  if (!dialect.concatRecords) return null
   const columns = new Set(['ref', 'short', ...plan.orderBy.map((k) => k.column)])
   const page = compilePage({ ...plan, columns: [...columns] }, dialect, 'all')
-  const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
-  const records = dialect.concatRecords([{ text: 'ref' }, { bytes: 'short' }], order)
+  const records = dialect.concatRecords([{ text: 'ref' }, { bytes: 'short' }])
   return { sql: `SELECT ${dialect.bytes.select(records)} AS body FROM (${page.sql}) AS page`, params: page.params }
 }
 

@@ -34,11 +34,13 @@ export interface Dialect {
   concatPage(column: string, orderBy: string): string
   /**
    * Aggregate joining each row's `fields` into one record of store/records.ts (fields apart
-   * by UNIT, records by RECORD; NULL as empty), all records as one blob, over a subquery
-   * already in `orderBy` order as concatPage: one value for many rows, where each value a
-   * statement returns costs the client more than the bytes it holds.
+   * by UNIT, records by RECORD; NULL as empty), all records as one blob: one value for many
+   * rows, where each value a statement returns costs the client more than the bytes it
+   * holds. Over a subquery already in the order it is to keep (as concatPage), or in any
+   * order. Absent where one large value costs the client as much as many (PostgreSQL: its
+   * bytes come as text either way, and a large value's Base64 is built in one piece).
    */
-  concatRecords(fields: readonly RecordField[], orderBy: string): string
+  readonly concatRecords?: (fields: readonly RecordField[]) => string
   /**
    * Stored bytes a request reads (ready pages and answers): `select` names them in the form
    * the engine's client receives fastest, `value` makes that a Buffer again (null stays null).

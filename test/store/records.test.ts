@@ -51,23 +51,26 @@ for (const backend of BACKENDS)
       await store.cleanup()
     })
 
-    it('joins the rows of a subquery in its order, text and bytes, a NULL as empty', async () => {
+    it('joins the rows of a subquery in its order, text and bytes, a NULL as empty (none on PostgreSQL)', async () => {
       const d = sql.dialect
-      const records = d.concatRecords([{ text: 'k' }, { bytes: 'body' }], 'pos')
-      const [row] = await sql.all<{ body: unknown }>(
-        `SELECT ${d.bytes.select(records)} AS body FROM (SELECT k, body, pos FROM records_t ORDER BY pos) AS page`,
-      )
-      assert.deepEqual(
-        splitRecords(d.bytes.value(row!.body), 2).map(([k, body]) => [k!.toString(), body!.toString()]),
-        [
-          ['a-1', ''],
-          ['Щ-2', '{"Код":"С-002"}'],
-          ['b-3', '[1,2]'],
-        ],
-      )
-      const [none] = await sql.all<{ body: unknown }>(
-        `SELECT ${d.bytes.select(records)} AS body FROM (SELECT k, body, pos FROM records_t WHERE pos > 5 ORDER BY pos) AS page`,
-      )
-      assert.deepEqual(splitRecords(d.bytes.value(none!.body), 2), [])
+      if (!d.concatRecords) {
+        // node-pg receives a bytea as text whatever its size: the rows are read one by one.
+        assert.equal(d.name, 'postgres')
+        return
+      }
+      assert.equal(d.name, 'sqlite')
+      const records = d.concatRecords([{ text: 'k' }, { bytes: 'body' }])
+      const read = async (where: string) => {
+        const [row] = await sql.all<{ body: unknown }>(
+          `SELECT ${d.bytes.select(records)} AS body FROM (SELECT k, body, pos FROM records_t ${where} ORDER BY pos) AS page`,
+        )
+        return splitRecords(d.bytes.value(row!.body), 2).map(([k, body]) => [k!.toString(), body!.toString()])
+      }
+      assert.deepEqual(await read(''), [
+        ['a-1', ''],
+        ['Щ-2', '{"Код":"С-002"}'],
+        ['b-3', '[1,2]'],
+      ])
+      assert.deepEqual(await read('WHERE pos > 5'), [])
     })
   })

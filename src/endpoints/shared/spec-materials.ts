@@ -221,17 +221,25 @@ export function readJoinedMaterials(
 export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ReadonlyMap<string, JoinedMaterials>> {
   const d = sql.dialect
   const rows = rowsHolding(d, needle)
-  // One value for the whole read: a value per specification cost more than its rows' reads.
-  const records = d.concatRecords([{ text: 'owner' }, { bytes: 'list' }, { bytes: 'parts' }], 'owner')
-  const query =
-    `SELECT ${d.bytes.select(records)} AS body FROM (SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (` +
-    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner) AS g`
-  const [read] = await sql.all<{ body: unknown }>(query, rows.params)
+  const grouped =
+    `SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (` +
+    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner`
   const found = new Map<string, JoinedMaterials>()
-  for (const [ref, list, parts] of splitRecords(d.bytes.value(read?.body), 3)) {
-    const owner = ref!.toString('latin1')
-    found.set(owner, { owner, list: list!, parts: parts! })
+  if (d.concatRecords) {
+    // One value for the whole read: a value per specification cost more than its rows' reads.
+    const records = d.concatRecords([{ text: 'owner' }, { bytes: 'list' }, { bytes: 'parts' }])
+    const [read] = await sql.all<{ body: unknown }>(`SELECT ${d.bytes.select(records)} AS body FROM (${grouped}) AS g`, rows.params)
+    for (const [ref, list, parts] of splitRecords(d.bytes.value(read?.body), 3)) {
+      const owner = ref!.toString('latin1')
+      found.set(owner, { owner, list: list!, parts: parts! })
+    }
+    return found
   }
+  const read = await sql.all<{ owner: string; list: unknown; parts: unknown }>(
+    `SELECT owner, ${d.bytes.select('list')} AS list, ${d.bytes.select('parts')} AS parts FROM (${grouped}) AS g`,
+    rows.params,
+  )
+  for (const r of read) found.set(r.owner, { owner: r.owner, list: d.bytes.value(r.list), parts: d.bytes.value(r.parts) })
   return found
 }
 
