@@ -107,3 +107,54 @@ export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun
     })
   })
 }
+
+export interface OpenLoopOptions {
+  readonly core: number
+  /** Requests a second, sent on schedule whatever the answers' pace. */
+  readonly rate: number
+  readonly connections: number
+  readonly seconds: number
+  /** Sent at the rate before the measured seconds, not counted. */
+  readonly warmupSeconds: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly period?: RandomPeriod
+  readonly timeoutSeconds: number
+}
+
+export interface OpenLoopRun {
+  readonly rps: number
+  readonly answered: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  /** Failed, refused, timed out or unanswered requests. */
+  readonly errors: number
+}
+
+/** bench/scale/open-loop.ts against `url`, pinned to `o.core`. */
+export function runOpenLoop(url: string, root: string, o: OpenLoopOptions): Promise<OpenLoopRun> {
+  const env = { ...process.env, OPEN_LOOP: JSON.stringify({ ...o, url }) }
+  const child = spawnTracked('taskset', ['-c', String(o.core), process.execPath, join(root, 'dist/bench/scale/open-loop.js')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), (o.warmupSeconds + o.seconds + o.timeoutSeconds + 15) * 1000)
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      reject(err)
+    })
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const line = /^OPEN_JSON (.*)$/m.exec(out)
+      if (!line)
+        return reject(
+          new Error(`the open loop ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`),
+        )
+      resolve(JSON.parse(line[1]!) as OpenLoopRun)
+    })
+  })
+}
