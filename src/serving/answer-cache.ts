@@ -76,6 +76,38 @@ export interface AnswerCache extends Executor {
 }
 
 /** `inner` with its repeated answers kept (`bytes` > 0: `serve --answer-cache 0` uses `inner` itself). */
+/**
+ * `how` that notes the answer's rows and page for the kept answer. The route makes its
+ * AbortSignal only when something asks for it, so `signal` is a getter, on a class: an object
+ * literal's getter is an accessor pair V8 makes in the old generation, which held the
+ * request's objects past every scavenge (docs/perf/history.md "What the main thread promotes").
+ */
+class Counted implements Execution {
+  seenRows: number | undefined
+  seenPage: PageInfo | undefined
+  readonly gone?: () => boolean
+  readonly errors?: (errors: readonly string[], removed?: readonly unknown[]) => void
+
+  constructor(private readonly how: Execution) {
+    this.gone = how.gone
+    this.errors = how.errors
+  }
+
+  get signal(): AbortSignal {
+    return this.how.signal
+  }
+
+  readonly rows = (n: number): void => {
+    this.seenRows = n
+    this.how.rows?.(n)
+  }
+
+  readonly page = (info: PageInfo): void => {
+    this.seenPage = info
+    this.how.page?.(info)
+  }
+}
+
 export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () => performance.now() }: AnswerCacheOptions): AnswerCache {
   if (!(bytes > 0)) throw new RangeError(`an answer cache of ${bytes} bytes keeps nothing`)
   const largest = Math.floor(bytes / 4)
@@ -152,24 +184,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
         return known.bytes
       }
       misses++
-      let rows: number | undefined
-      let page: PageInfo | undefined
-      const counted: Execution = {
-        // A getter: the route makes its AbortSignal only when something asks for it.
-        get signal() {
-          return how.signal
-        },
-        ...(how.gone ? { gone: how.gone } : {}),
-        rows: (n) => {
-          rows = n
-          how.rows?.(n)
-        },
-        page: (info) => {
-          page = info
-          how.page?.(info)
-        },
-        ...(how.errors ? { errors: how.errors } : {}),
-      }
+      const counted = new Counted(how)
       const start = clock()
       const body = await inner.execute(request, counted)
       // Whether a coded answer's `errors` is empty is seen on its plain bytes (its coded end says nothing).
@@ -190,7 +205,7 @@ export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () =
         const victims = victimsFor(answer.length + 1, cost, at)
         if (victims === undefined) return
         for (const v of victims) kept.delete(v)
-        kept.set(key, { rows, page, bytes: answer, coding: out.coding, cost, used: at })
+        kept.set(key, { rows: counted.seenRows, page: counted.seenPage, bytes: answer, coding: out.coding, cost, used: at })
       }
       if (Buffer.isBuffer(out.body)) keep(out.body)
       return coded(Buffer.isBuffer(out.body) ? out : { body: collected(out.body, largest, keep), coding: out.coding })
