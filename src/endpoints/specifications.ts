@@ -68,7 +68,7 @@ const readsFirst = (ctx: Pick<RequestContext, 'options' | 'values'>): string | u
 /**
  * Refs above which `readFirst`'s selection tests the list's index entries in order rather
  * than looking each ref up: a lookup costs a few times an entry of the scan, and the scan
- * needs no sort (docs/benchmarks.md "Specifications by material").
+ * needs no sort (docs/perf/history.md "Specifications by material in one value each").
  */
 const SCAN_REFS = 1000
 
