@@ -1,6 +1,7 @@
-// wrk for bench:scale: found or installed, run pinned to one core, figures read from the
-// line bench/scale/wrk.lua prints.
+// The load of bench:scale, pinned to one core: wrk (found or installed), its figures read from
+// the line bench/scale/wrk.lua prints, and the open loop (bench/scale/open-loop.ts).
 import { spawnSync } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { spawnTracked } from './processes.js'
 
@@ -56,7 +57,7 @@ export interface WrkOptions {
   readonly timeoutSeconds: number
 }
 
-export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun> {
+export async function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun> {
   const args = [
     '-c',
     String(o.core),
@@ -77,13 +78,31 @@ export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun
     env.SCALE_PERIOD_DAYS = String(o.period.days)
     env.SCALE_PERIOD_WIDTH = String(o.period.width)
   }
-  const child = spawnTracked('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+  // wrk stops itself after -d; the bound stops a wrk that hangs on a server that never answers.
+  const f = await figures('wrk', 'WRK_JSON', taskset(args, env), (o.seconds + o.timeoutSeconds + 15) * 1000)
+  const seconds = f.durationUs! / 1e6
+  return {
+    rps: f.requests! / seconds,
+    requests: f.requests!,
+    p50Ms: f.p50Us! / 1000,
+    p99Ms: f.p99Us! / 1000,
+    maxMs: f.maxUs! / 1000,
+    errors: f.connect! + f.read! + f.write! + f.timeout! + f.status!,
+  }
+}
+
+const taskset = (args: readonly string[], env: NodeJS.ProcessEnv): ChildProcess =>
+  spawnTracked('taskset', args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+
+/**
+ * The JSON a load process prints on its line `<marker> {…}` once it ends; it is killed after
+ * `limitMs`, and one that ends without the line fails with its last output.
+ */
+function figures(what: string, marker: string, child: ChildProcess, limitMs: number): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
     let out = ''
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
-    // wrk stops itself after -d; this bounds a wrk that hangs on a server that never answers.
-    const limitMs = (o.seconds + o.timeoutSeconds + 15) * 1000
     const timer = setTimeout(() => child.kill('SIGKILL'), limitMs)
     child.once('error', (err) => {
       clearTimeout(timer)
@@ -91,19 +110,10 @@ export function runWrk(url: string, root: string, o: WrkOptions): Promise<WrkRun
     })
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      const line = /^WRK_JSON (.*)$/m.exec(out)
+      const line = new RegExp(`^${marker} (.*)$`, 'm').exec(out)
       if (!line)
-        return reject(new Error(`wrk ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`))
-      const f = JSON.parse(line[1]!) as Record<string, number>
-      const seconds = f.durationUs! / 1e6
-      resolve({
-        rps: f.requests! / seconds,
-        requests: f.requests!,
-        p50Ms: f.p50Us! / 1000,
-        p99Ms: f.p99Us! / 1000,
-        maxMs: f.maxUs! / 1000,
-        errors: f.connect! + f.read! + f.write! + f.timeout! + f.status!,
-      })
+        return reject(new Error(`${what} ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`))
+      resolve(JSON.parse(line[1]!) as Record<string, number>)
     })
   })
 }
@@ -132,29 +142,13 @@ export interface OpenLoopRun {
 }
 
 /** bench/scale/open-loop.ts against `url`, pinned to `o.core`. */
-export function runOpenLoop(url: string, root: string, o: OpenLoopOptions): Promise<OpenLoopRun> {
+export async function runOpenLoop(url: string, root: string, o: OpenLoopOptions): Promise<OpenLoopRun> {
   const env = { ...process.env, OPEN_LOOP: JSON.stringify({ ...o, url }) }
-  const child = spawnTracked('taskset', ['-c', String(o.core), process.execPath, join(root, 'dist/bench/scale/open-loop.js')], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
-    const timer = setTimeout(() => child.kill('SIGKILL'), (o.warmupSeconds + o.seconds + o.timeoutSeconds + 15) * 1000)
-    child.once('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer)
-      const line = /^OPEN_JSON (.*)$/m.exec(out)
-      if (!line)
-        return reject(
-          new Error(`the open loop ended with ${code ?? signal} and no figures: ${out.trim().split('\n').slice(-3).join(' | ')}`),
-        )
-      resolve(JSON.parse(line[1]!) as OpenLoopRun)
-    })
-  })
+  const child = taskset(['-c', String(o.core), process.execPath, join(root, 'dist/bench/scale/open-loop.js')], env)
+  return (await figures(
+    'the open loop',
+    'OPEN_JSON',
+    child,
+    (o.warmupSeconds + o.seconds + o.timeoutSeconds + 15) * 1000,
+  )) as unknown as OpenLoopRun
 }

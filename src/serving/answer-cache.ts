@@ -75,7 +75,6 @@ export interface AnswerCache extends Executor {
   readonly compressions: number
 }
 
-/** `inner` with its repeated answers kept (`bytes` > 0: `serve --answer-cache 0` uses `inner` itself). */
 /**
  * `how` that notes the answer's rows and page for the kept answer. The route makes its
  * AbortSignal only when something asks for it, so `signal` is a getter, on a class: an object
@@ -108,6 +107,7 @@ class Counted implements Execution {
   }
 }
 
+/** `inner` with its repeated answers kept (`bytes` > 0: `serve --answer-cache 0` uses `inner` itself). */
 export function answerCache(inner: Executor, sql: SqlPort, { bytes, clock = () => performance.now() }: AnswerCacheOptions): AnswerCache {
   if (!(bytes > 0)) throw new RangeError(`an answer cache of ${bytes} bytes keeps nothing`)
   const largest = Math.floor(bytes / 4)

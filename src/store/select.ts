@@ -115,8 +115,8 @@ export function compileJoinedPage(
  */
 export function compileRecordsPage(plan: QueryPlan, dialect: Dialect): Compiled | null {
   if (!dialect.concatRecords) return null
-  const columns = new Set(['ref', 'short', ...plan.orderBy.map((k) => k.column)])
-  const page = compilePage({ ...plan, columns: [...columns] }, dialect, 'all')
+  // The records keep the subquery's order (concatRecords), which sorts by columns it need not return.
+  const page = compilePage({ ...plan, columns: ['ref', 'short'] }, dialect, 'all')
   const records = dialect.concatRecords([{ text: 'ref' }, { bytes: 'short' }])
   return { sql: `SELECT ${dialect.bytes.select(records)} AS body FROM (${page.sql}) AS page`, params: page.params }
 }

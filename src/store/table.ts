@@ -14,7 +14,7 @@ export interface ColumnDef {
  */
 export type IndexDef = readonly string[] | { readonly columns: readonly string[]; readonly carry: readonly string[] }
 
-/** An index's columns on `dialect`'s engine. */
+/** An index's columns, with those it carries where the engine `carries` them. */
 export const indexColumns = (index: IndexDef, carries: boolean): readonly string[] =>
   'carry' in index ? [...index.columns, ...(carries ? index.carry : [])] : index
 
