@@ -5,7 +5,8 @@
 import type { ComputedEndpoint, ListEndpoint } from '../endpoints/define.js'
 import type { RequestContext } from '../views/define.js'
 import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../views/full-forms.js'
-import { joinedAnswer, pageRowsSql, readPages } from '../views/pages.js'
+import { pageRowsSql, readPages } from '../views/pages.js'
+import { Parts } from './parts.js'
 import { pagedList } from '../endpoints/define.js'
 import type { StoredPage } from '../views/pages.js'
 import type { PagedList } from '../views/define.js'
@@ -182,7 +183,7 @@ async function listAnswer(
 
   if (range !== null) {
     signal?.throwIfAborted()
-    const { first, rest, cached } = await readPages(
+    const { first, rest } = await readPages(
       sql,
       pagesOf(ep),
       range === 'all' ? undefined : range,
@@ -192,14 +193,13 @@ async function listAnswer(
     if (loopOnly && !fitsLoop(first, rest !== undefined)) return null
     if (!rest && first.every((p) => p.body !== null && p.blobs === '')) {
       counted?.(first.reduce((n, p) => n + p.n, 0))
-      const join = () => {
-        const parts: Buffer[] = [OPEN_ROWS]
-        for (const p of first) parts.push(...(parts.length > 1 ? [ROW_SEPARATOR, p.body!] : [p.body!]))
-        parts.push(closeRows(req.issues))
-        return Buffer.concat(parts)
+      const parts: Buffer[] = [OPEN_ROWS]
+      for (const p of first) {
+        if (parts.length > 1) parts.push(ROW_SEPARATOR)
+        parts.push(p.body!)
       }
-      // The `errors` entries are the request's own: only an answer without any is kept.
-      return cached !== undefined && req.issues.length === 0 ? joinedAnswer(sql, cached, join) : join()
+      parts.push(closeRows(req.issues))
+      return new Parts(parts)
     }
     return fromPages(first, rest?.())
   }

@@ -218,11 +218,6 @@ export interface StoredPage {
 /** Pages read per statement; a bucket cut by the limit is read again page by page. */
 const READ_LIMIT = 16
 
-/** What a store connection keeps of joined answers (joinedAnswer), in bytes. */
-const ANSWER_CACHE_BYTES = 16 * 1024 * 1024
-/** How many answers asked once are remembered (their ids only) for a second asking to keep. */
-const ANSWERS_SEEN = 4
-
 // The pages an answer starts with, kept by (model key, bucket, seq) with their generation:
 // a request whose pages are all here at the generation the store names reads no bytes, only
 // the pages' keys (an answer of 3 pages, 124 KB: 7 µs against 54 µs for the copies out of
@@ -230,9 +225,6 @@ const ANSWERS_SEEN = 4
 // store connection, so that what one store's answers read never depends on another's.
 interface PageCache {
   readonly pages: LRUCache<string, { readonly gen: number; readonly body: Buffer | null }>
-  /** Joined answers (joinedAnswer), and the answers asked once lately, oldest first. */
-  readonly answers: LRUCache<string, Buffer>
-  readonly seen: Set<string>
   /** The pages' keys (models, and their full forms) with a page ever kept: only theirs are looked up first. */
   readonly kept: Set<string>
 }
@@ -244,8 +236,6 @@ function cacheOf(sql: SqlPort): PageCache {
   if (cache === undefined) {
     cache = {
       pages: new LRUCache({ maxSize: sql.dialect.pageCache.bytes, sizeCalculation: (p) => (p.body?.length ?? 0) + 1 }),
-      answers: new LRUCache({ maxSize: ANSWER_CACHE_BYTES, sizeCalculation: (b) => b.length + 1 }),
-      seen: new Set(),
       kept: new Set(),
     }
     caches.set(sql, cache)
@@ -254,28 +244,6 @@ function cacheOf(sql: SqlPort): PageCache {
 }
 
 const cacheId = (key: string, bucket: string, seq: number): string => `${key}\t${bucket}\t${seq}`
-
-/**
- * The answer joined from pages that all came from the cache (readPages' `cached` names them
- * and their generations), built once by `build` and kept: a request that asks again for the
- * same unchanged pages then allocates and copies nothing (a 3-day period 1.18×, `warehouses`
- * 1.17×). Kept apart from the pages, and only when the same answer was asked among the last
- * ANSWERS_SEEN others: answers kept at each first asking (random 3-day periods, ~730 of them)
- * pushed the pages out and made those requests 0.73× as fast; remembering 64 or 16 answers
- * still cost them 4–9 %, 4 nothing measurable (0.96×, within the noise).
- */
-export function joinedAnswer(sql: SqlPort, cached: string, build: () => Buffer): Buffer {
-  const { answers, seen } = cacheOf(sql)
-  const hit = answers.get(cached)
-  if (hit !== undefined) return hit
-  const body = build()
-  if (seen.delete(cached)) answers.set(cached, body)
-  else {
-    seen.add(cached)
-    if (seen.size > ANSWERS_SEEN) seen.delete(seen.values().next().value!)
-  }
-  return body
-}
 
 /** The bytes alone: a view into a larger buffer (a PostgreSQL COPY's) would keep all of it alive. */
 const own = (body: Buffer | null): Buffer | null => (body === null || body.byteLength === body.buffer.byteLength ? body : Buffer.from(body))
@@ -291,7 +259,7 @@ export async function readPages(
   range: { readonly from: string; readonly toExclusive: string } | undefined,
   full = false,
   limit = READ_LIMIT,
-): Promise<{ readonly first: readonly StoredPage[]; readonly rest?: () => AsyncGenerator<StoredPage>; readonly cached?: string }> {
+): Promise<{ readonly first: readonly StoredPage[]; readonly rest?: () => AsyncGenerator<StoredPage> }> {
   const key = full ? fullKey(list.model) : list.model
   const base = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
   const baseParams: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
@@ -344,7 +312,7 @@ export async function readPages(
         n: Number(r.n),
         blobs: r.blobs ?? '',
       }))
-      return { first, cached: `${key}\t${known.map((r) => `${String(r.bucket)}:${Number(r.seq)}:${Number(r.gen)}`).join(',')}` }
+      return { first }
     }
   }
   const read = (after?: string, pages = READ_LIMIT) =>
