@@ -5,7 +5,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import { endpointByService } from '../endpoints/index.js'
 import type { RequestObserver } from '../http/server.js'
-import { WholeAnswer } from '../serving/answer-stream.js'
 import type { Metrics } from './metrics.js'
 
 export interface ObserverOptions {
@@ -94,8 +93,6 @@ export function requestObserver(options: ObserverOptions): RequestObserver {
       if (payload === null || payload === undefined) note.bytes = 0
       else if (Buffer.isBuffer(payload)) note.bytes = payload.length
       else if (typeof payload === 'string') note.bytes = Buffer.byteLength(payload)
-      // Written whole by the route (http/gathered.ts): its length is known, and a counting pipe would hide it.
-      else if (payload instanceof WholeAnswer) note.bytes = payload.length
       else if (isStream(payload)) return counted(payload, (bytes) => (note.bytes = bytes))
       return payload
     },

@@ -28,8 +28,6 @@ import { Generations } from '../serving/generations.js'
 import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 import { givingBack } from './give-back.js'
-import { writeGathered } from './gathered.js'
-import { WholeAnswer } from '../serving/answer-stream.js'
 
 type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
@@ -288,14 +286,12 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
 
   const observer = options.observer
   app.decorateRequest('note', null)
-  /** What every answer gets as it is sent: fastify's onSend, or the route itself for a reply it writes (`writeGathered`). */
-  const sending = (req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.headers(EVERY_ANSWER).header('x-request-id', req.id)
     // While draining, every answer closes its connection so no keep-alive client is reset.
     if (app.draining) reply.header('connection', 'close')
-    return observer ? observer.send(req, reply, payload) : payload
-  }
-  app.addHook('onSend', (req, reply, payload, done) => done(null, sending(req, reply, payload)))
+    done(null, observer ? observer.send(req, reply, payload) : payload)
+  })
   if (observer) {
     app.addHook('onRequest', (req, _reply, done) => {
       req.note = {}
@@ -447,12 +443,6 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       if (shown?.next !== undefined) reply.header('link', `<${nextPage(req.url, query, shown.next)}>; rel="next"`)
       if (shown?.total !== undefined) reply.header('x-total-count', String(shown.total))
       reply.header('access-control-expose-headers', 'Link, X-Total-Count, ETag, X-Changes-Token')
-    }
-    if (body instanceof WholeAnswer) {
-      sending(req, reply, body)
-      reply.hijack()
-      writeGathered(reply.raw, reply.statusCode, reply.getHeaders(), body)
-      return reply
     }
     return reply.send(Buffer.isBuffer(body) ? body : givingBack(body))
   })

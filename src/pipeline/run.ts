@@ -6,7 +6,6 @@ import type { ComputedEndpoint, ListEndpoint } from '../endpoints/define.js'
 import type { RequestContext } from '../views/define.js'
 import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../views/full-forms.js'
 import { pageRowsSql, readPages } from '../views/pages.js'
-import { Parts } from './parts.js'
 import { pagedList } from '../endpoints/define.js'
 import type { StoredPage } from '../views/pages.js'
 import type { PagedList } from '../views/define.js'
@@ -199,7 +198,7 @@ async function listAnswer(
         parts.push(p.body!)
       }
       parts.push(closeRows(req.issues))
-      return new Parts(parts)
+      return Buffer.concat(parts)
     }
     return fromPages(first, rest?.())
   }

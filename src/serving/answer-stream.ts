@@ -31,22 +31,3 @@ export class AnswerStream extends Readable {
     callback(err)
   }
 }
-
-/**
- * A whole answer as the pieces it was joined from (pipeline/parts.ts), with its length. Read
- * as a stream it gives the pieces (the answer cache, a compressor, MCP); the HTTP route
- * writes them itself, unread, in one gathered write (http/gathered.ts).
- */
-export class WholeAnswer extends Readable {
-  constructor(
-    readonly parts: readonly Buffer[],
-    readonly length: number,
-  ) {
-    super()
-  }
-
-  override _read(): void {
-    for (const part of this.parts) this.push(part)
-    this.push(null)
-  }
-}

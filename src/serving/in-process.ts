@@ -4,11 +4,9 @@
 import { Readable } from 'node:stream'
 import { boundedBytes } from '../pipeline/bound.js'
 import { answer, answerOnLoop } from '../pipeline/run.js'
-import { Parts } from '../pipeline/parts.js'
 import type { RunOptions } from '../pipeline/run.js'
 import type { SqlPort } from '../store/sql.js'
 import { CLIENT_GONE, Stopped, timeLimitMessage } from './executor.js'
-import { WholeAnswer } from './answer-stream.js'
 import type { DataRequest, Execution, Executor } from './executor.js'
 
 export interface LoopExecutor extends Executor {
@@ -43,8 +41,7 @@ export function inProcessExecutor(sql: SqlPort, timeLimitMs: number): LoopExecut
     if (body === null) return null
     if (request.bound) return boundedBytes(body, request.bound)
     signal.throwIfAborted()
-    if (Buffer.isBuffer(body)) return body
-    return body instanceof Parts ? new WholeAnswer(body.parts, body.length) : Readable.from(body, { objectMode: false })
+    return Buffer.isBuffer(body) ? body : Readable.from(body, { objectMode: false })
   }
   return {
     execute: async (request, how) => (await run(request, how, false))!,

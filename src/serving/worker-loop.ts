@@ -6,7 +6,6 @@ import type { MessagePort } from 'node:worker_threads'
 import { timedSql } from '../store/timed.js'
 import { boundedBytes } from '../pipeline/bound.js'
 import { answer } from '../pipeline/run.js'
-import { Parts } from '../pipeline/parts.js'
 import { openReadOnly } from '../store/open.js'
 import type { SqlPort } from '../store/sql.js'
 import type { PageInfo } from '../endpoints/pages.js'
@@ -134,9 +133,7 @@ export async function serveInWorker(hooks: WorkerHooks = {}): Promise<void> {
           post({ type: 'errors', id: m.id, errors, ...(removed ? { removed } : {}) }),
       }
       const answered = await answer(m.service, m.query, options)
-      const made = m.bound ? await boundedBytes(answered, m.bound) : answered
-      // A whole answer of ready pages goes as one message like any other whole answer.
-      const body = made instanceof Parts && made.length <= WHOLE_MAX ? made.joined() : made
+      const body = m.bound ? await boundedBytes(answered, m.bound) : answered
       stop.throwIfAborted()
       if (Buffer.isBuffer(body) && body.length <= WHOLE_MAX) {
         const bytes = owned(body)

@@ -133,6 +133,24 @@ for (const backend of BACKENDS)
       assert.equal(await ready(req('cashflows')), false)
     })
 
+    it('builds a period asked again each time: no answer is kept beside the pages', async () => {
+      // Joined answers kept per store connection made a repeated period skip its copy, but
+      // they were answers kept under `--answer-cache 0`, and their turnover under random
+      // periods drove the main thread into runs of mark-compacts (docs/perf/history.md).
+      const loop = inProcessExecutor(sql, 0)
+      const asked: (Buffer | Readable)[] = []
+      for (let i = 0; i < 4; i++) asked.push((await loop.attempt(req('payments', 'from=01.11.2026&to=03.11.2026'), how))!)
+      const [first, ...again] = asked
+      assert.ok(Buffer.isBuffer(first))
+      assert.equal(JSON.parse(first.toString()).data.length, 18)
+      for (const body of again) {
+        assert.ok(Buffer.isBuffer(body))
+        assert.deepEqual(body, first)
+        assert.notEqual(body, first)
+      }
+      assert.notEqual(again[1], again[2])
+    })
+
     it('gives a bounded answer byte for byte as the pool would give it', async () => {
       const loop = inProcessExecutor(sql, 0)
       for (const query of ['code=000045', 'code=00004', 'code=999', 'code=000012&responsible=указ']) {
