@@ -140,15 +140,12 @@ for (const backend of BACKENDS)
       const loop = inProcessExecutor(sql, 0)
       const asked: (Buffer | Readable)[] = []
       for (let i = 0; i < 4; i++) asked.push((await loop.attempt(req('payments', 'from=01.11.2026&to=03.11.2026'), how))!)
-      const [first, ...again] = asked
+      const [first] = asked
       assert.ok(Buffer.isBuffer(first))
       assert.equal(JSON.parse(first.toString()).data.length, 18)
-      for (const body of again) {
-        assert.ok(Buffer.isBuffer(body))
-        assert.deepEqual(body, first)
-        assert.notEqual(body, first)
-      }
-      assert.notEqual(again[1], again[2])
+      for (const body of asked) assert.deepEqual(body, first)
+      // Four Buffers of their own: a kept answer would come back as the same one from the third asking on.
+      assert.equal(new Set(asked).size, 4)
     })
 
     it('gives a bounded answer byte for byte as the pool would give it', async () => {
