@@ -5,7 +5,11 @@
 // "Sync at scale 100 on a quiet machine"). With this limit the same work peaks near 210 MB.
 // `--check` and `--status` read little and run where they are called. Signals stay with
 // the process: the first asks the run to stop after its batch, a second ends the process.
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+// The run's requests to the source go out from this thread (sync/source/transport.ts), so
+// that those it asked ahead keep going while it commits a batch.
+import { MessageChannel, Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
+import type { MessagePort } from 'node:worker_threads'
+import { PortTransport, serveTransport } from '../sync/source/transport.js'
 import { sync } from './sync.js'
 import type { SyncFlags } from './sync.js'
 
@@ -14,12 +18,17 @@ const SYNC_HEAP_MB = 512
 
 interface Setup {
   readonly syncFlags: SyncFlags
+  /** The run's requests to the source go out from this thread (sync/source/transport.ts). */
+  readonly source: MessagePort
 }
 
 export async function syncInThread(flags: SyncFlags): Promise<number> {
   if (flags.check || flags.status) return sync(flags)
+  const lane = new MessageChannel()
+  serveTransport(lane.port1)
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { syncFlags: flags } satisfies Setup,
+    workerData: { syncFlags: flags, source: lane.port2 } satisfies Setup,
+    transferList: [lane.port2],
     resourceLimits: { maxOldGenerationSizeMb: SYNC_HEAP_MB },
     // `--password-stdin`: the password comes through the thread's own stdin.
     stdin: flags['password-stdin'] === true,
@@ -40,6 +49,7 @@ export async function syncInThread(flags: SyncFlags): Promise<number> {
       worker.on('exit', (exit) => (code === undefined ? reject(new Error(`sync stopped unexpectedly (exit ${exit})`)) : resolve(code)))
     })
   } finally {
+    lane.port1.close()
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)
     if (worker.stdin) {
@@ -53,7 +63,8 @@ if (!isMainThread && (workerData as Partial<Setup> | null)?.syncFlags) {
   const port = parentPort!
   const stop = new AbortController()
   port.on('message', (m) => m === 'stop' && stop.abort())
-  const code = await sync((workerData as Setup).syncFlags, { signal: stop.signal })
+  const setup = workerData as Setup
+  const code = await sync(setup.syncFlags, { signal: stop.signal, transport: (n) => new PortTransport(setup.source, n) })
   port.postMessage(code)
   port.close()
 }

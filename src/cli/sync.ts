@@ -15,6 +15,7 @@ import type { MapFile } from '../sync/mapping/index.js'
 import { consoleSink } from '../sync/output.js'
 import type { Sink } from '../sync/output.js'
 import { Source } from '../sync/source/client.js'
+import type { Transport } from '../sync/source/transport.js'
 import { printStatus } from '../sync/status.js'
 import { SyncLock, SyncStore } from '../sync/state/store.js'
 import { ensureSyncTables, hasSyncTables } from '../sync/state/tables.js'
@@ -125,6 +126,8 @@ export interface SyncRuntime {
   readonly sql?: SqlPort
   /** Sees the source client (its request and byte counts), for the benchmark. */
   readonly onSource?: (source: Source) => void
+  /** Where the source's requests leave from, given the map's `concurrency` (cli/sync-thread.ts); default: this thread. */
+  readonly transport?: (concurrency: number) => Transport
 }
 
 export async function sync(flags: SyncFlags, runtime: SyncRuntime = {}): Promise<number> {
@@ -185,6 +188,7 @@ async function syncCommand(flags: SyncFlags, runtime: SyncRuntime, sink: Sink): 
     readTimeoutMs: map.options.readTimeoutSeconds * 1000,
     retryDelaysMs: runtime.retryDelaysMs,
     signal: controller.signal,
+    transport: runtime.transport?.(map.options.concurrency),
   })
   runtime.onSource?.(source)
   try {

@@ -1,19 +1,14 @@
 // The HTTP side of sync (sync.md §2, §3, §8): GET only, UTF-8 Basic credentials, JSON
 // unless `$metadata`, at most `concurrency` requests in flight, kept-alive connections,
-// gzip, the timeouts and the retry schedule of §8. Credentials never leave this module
-// except in the Authorization header, and never appear in an error text.
-import pLimit from 'p-limit'
+// gzip, the timeouts and the retry schedule of §8; transport.ts sends what this module asks.
+// Credentials never leave this module except in the Authorization header of a request, and
+// never appear in an error text.
 import { pause as sleep } from '../../values/pause.js'
-import type { LimitFunction } from 'p-limit'
-import { createHash } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { pipeline } from 'node:stream/promises'
-import { Transform } from 'node:stream'
 import { promisify } from 'node:util'
-import { createGunzip, gunzip } from 'node:zlib'
-import { Agent, request } from 'undici'
-import type { Dispatcher } from 'undici'
+import { gunzip } from 'node:zlib'
+import { CONNECT_TIMEOUT, DirectTransport } from './transport.js'
+import type { Answer, Ask, Saved, Transport } from './transport.js'
 
 export type FailureKind = 'unreachable' | 'credentials' | 'status' | 'not-json' | 'aborted'
 
@@ -49,6 +44,8 @@ export interface SourceOptions {
   /** Waits between attempts (§8: 1, 2, 4, 8 s); tests shorten them. */
   readonly retryDelaysMs?: readonly number[]
   readonly signal?: AbortSignal
+  /** Where the requests leave from (transport.ts); default: this thread, gated at `concurrency`. */
+  readonly transport?: Transport
 }
 
 export interface RequestOptions {
@@ -62,7 +59,6 @@ export interface RequestOptions {
 }
 
 const gunzipAsync = promisify(gunzip)
-const CONNECT_TIMEOUT = 30_000
 const DEFAULT_DELAYS = [1000, 2000, 4000, 8000]
 
 /** Percent-encodes a path (Cyrillic entity-set names, key literals) segment by segment. */
@@ -133,16 +129,14 @@ export class Source {
   readonly root: string
   requests = 0
   bytes = 0
-  readonly #agent: Agent
-  readonly #limit: LimitFunction
+  readonly #transport: Transport
   readonly #auth: string | undefined
   readonly #opts: SourceOptions
 
   constructor(opts: SourceOptions) {
     this.#opts = opts
     this.root = opts.root
-    this.#limit = pLimit(Math.min(2, Math.max(1, opts.concurrency)))
-    this.#agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT }, keepAliveTimeout: 30_000, connections: 2 })
+    this.#transport = opts.transport ?? new DirectTransport(opts.concurrency)
     this.#auth =
       opts.user === undefined ? undefined : `Basic ${Buffer.from(`${opts.user}:${opts.password ?? ''}`, 'utf8').toString('base64')}`
   }
@@ -158,50 +152,33 @@ export class Source {
     return h
   }
 
-  #once<T>(url: string, timeoutMs: number, read: (res: Dispatcher.ResponseData) => Promise<T>): Promise<T> {
-    return this.#limit(async () => {
-      if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
-      this.requests++
-      let res: Dispatcher.ResponseData
-      try {
-        res = await request(url, {
-          method: 'GET',
-          dispatcher: this.#agent,
-          headers: this.#headers(!url.includes('/$metadata')),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: this.#opts.signal,
-        })
-      } catch (err) {
-        throw networkError(err, url, timeoutMs)
+  /** One attempt: the answer of a 200, else the failure it names. */
+  async #once(url: string, timeoutMs: number, send: (ask: Ask) => Promise<Answer>): Promise<Answer> {
+    if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
+    this.requests++
+    let res: Answer
+    try {
+      res = await send({ url, headers: this.#headers(!url.includes('/$metadata')), timeoutMs })
+    } catch (err) {
+      throw networkError(err, url, timeoutMs)
+    }
+    if (res.status !== 200) {
+      if (res.status === 401 || res.status === 403) {
+        const hint = res.status === 401 ? credentialsHint(this.#opts.user, this.#opts.password) : ''
+        throw new SourceError('credentials', `source refused the credentials (HTTP ${res.status})${hint}`, res.status)
       }
-      try {
-        if (res.statusCode !== 200) {
-          const body = await collect(res)
-          if (res.statusCode === 401 || res.statusCode === 403) {
-            const hint = res.statusCode === 401 ? credentialsHint(this.#opts.user, this.#opts.password) : ''
-            throw new SourceError('credentials', `source refused the credentials (HTTP ${res.statusCode})${hint}`, res.statusCode)
-          }
-          const { text, code } = failureText(res.statusCode, body, STATUS_CODES[res.statusCode] ?? '')
-          throw new SourceError('status', text, res.statusCode, code)
-        }
-        return await read(res)
-      } catch (err) {
-        if (err instanceof SourceError) throw err
-        throw networkError(err, url, timeoutMs)
-      }
-    })
+      const { text, code } = failureText(res.status, res.body, STATUS_CODES[res.status] ?? '')
+      throw new SourceError('status', text, res.status, code)
+    }
+    return res
   }
 
-  /**
-   * `read` runs while the request holds its place among the `concurrency` in flight; `after`
-   * (decoding, parsing) once the answer is all here, so the next request goes out meanwhile.
-   */
-  async #withRetry<R, T>(
+  /** Attempts `send` until an answer, retrying as §8 says; `after` (decoding, parsing) runs once the answer is all here, out of the gate, so the next request goes out meanwhile. */
+  async #withRetry<T>(
     makeUrl: () => string,
     opts: RequestOptions,
-    read: (res: Dispatcher.ResponseData) => Promise<R>,
-    after: (got: R) => Promise<T> | T,
+    send: (ask: Ask) => Promise<Answer>,
+    after: (got: Answer) => Promise<T> | T,
   ): Promise<T> {
     const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
     const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
@@ -209,7 +186,7 @@ export class Source {
     for (let attempt = opts.spent ?? 0; ; attempt++) {
       const url = makeUrl()
       try {
-        const got = await this.#once(url, timeout, read)
+        const got = await this.#once(url, timeout, send)
         try {
           return await after(got)
         } catch (err) {
@@ -247,12 +224,8 @@ export class Source {
     return this.#withRetry(
       makeUrl,
       opts,
-      async (res) => ({
-        raw: await collect(res),
-        type: String(res.headers['content-type'] ?? ''),
-        encoding: res.headers['content-encoding'],
-      }),
-      async ({ raw, type, encoding }) => {
+      (ask) => this.#transport.get(ask, this.#opts.signal),
+      async ({ body: raw, type, encoding }) => {
         const text = await decode(raw, encoding)
         this.bytes += raw.length
         if (!type.includes('json')) throw new SourceError('not-json', 'not a JSON answer', 200)
@@ -270,38 +243,21 @@ export class Source {
     return this.#withRetry(
       makeUrl,
       opts,
-      async (res) => {
-        const hash = createHash('sha256')
-        let bytes = 0
-        const counter = new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            hash.update(chunk)
-            bytes += chunk.length
-            done(null, chunk)
-          },
-        })
-        const gz = String(res.headers['content-encoding'] ?? '').includes('gzip')
-        const stages = gz ? [res.body, createGunzip(), counter, createWriteStream(file)] : [res.body, counter, createWriteStream(file)]
-        await (pipeline as (...s: unknown[]) => Promise<void>)(...stages)
+      (ask) => this.#transport.save(ask, file, this.#opts.signal),
+      (got) => {
+        const { bytes, sha256 } = got as Saved
         this.bytes += bytes
-        return { bytes, sha256: hash.digest('hex') }
+        return { bytes, sha256 }
       },
-      (got) => got,
     )
   }
 
   async close(): Promise<void> {
-    await this.#agent.close().catch(() => {})
+    await this.#transport.close()
   }
 }
 
-async function collect(res: Dispatcher.ResponseData): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const c of res.body) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
-}
-
 // Inflated on libuv's thread pool: the main thread maps and writes the previous answer meanwhile.
-async function decode(raw: Buffer, encoding: string | string[] | undefined): Promise<string> {
-  return (String(encoding ?? '').includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
+async function decode(raw: Buffer, encoding: string): Promise<string> {
+  return (encoding.includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
 }
