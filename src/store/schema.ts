@@ -125,7 +125,12 @@ export function tableDdl(table: TableDef, dialect: Dialect): string {
   ]
   for (const index of table.indexes ?? []) {
     const idx = indexColumns(index, dialect.indexCarries)
-    lines.push(`CREATE INDEX IF NOT EXISTS ${table.name}__${idx.join('_')} ON ${table.name} (${idx.join(', ')});`)
+    const where = 'columns' in index ? index.where : undefined
+    lines.push(
+      where === undefined
+        ? `CREATE INDEX IF NOT EXISTS ${table.name}__${idx.join('_')} ON ${table.name} (${idx.join(', ')});`
+        : `CREATE INDEX IF NOT EXISTS ${table.name}__${idx.join('_')}__partial ON ${table.name} (${idx.join(', ')}) WHERE ${where};`,
+    )
   }
   return lines.join('\n')
 }

@@ -10,13 +10,16 @@ export interface ColumnDef {
 /**
  * An index: its columns, or its columns and those it `carry`s where the engine lets an index
  * carry wide values (Dialect.indexCarries), so that a read of them in the index's order
- * reads the index alone.
+ * reads the index alone; `where` makes it partial: only the rows that hold it are indexed,
+ * and a statement that reads through it repeats the condition.
  */
-export type IndexDef = readonly string[] | { readonly columns: readonly string[]; readonly carry: readonly string[] }
+export type IndexDef =
+  | readonly string[]
+  | { readonly columns: readonly string[]; readonly carry?: readonly string[]; readonly where?: string }
 
 /** An index's columns, with those it carries where the engine `carries` them. */
 export const indexColumns = (index: IndexDef, carries: boolean): readonly string[] =>
-  'carry' in index ? [...index.columns, ...(carries ? index.carry : [])] : index
+  'columns' in index ? [...index.columns, ...(carries ? (index.carry ?? []) : [])] : index
 
 export interface TableDef {
   readonly name: string

@@ -11,6 +11,7 @@ import { TODAY, demoObjects, runSync } from './support.js'
 import type { Obj } from './support.js'
 
 const CASH = 'РегистрНакопления.ДенежныеСредства'
+const CASH_SET = 'AccumulationRegister_ДенежныеСредства'
 
 for (const backend of BACKENDS) {
   describe(`register rescan on ${backend}`, () => {
@@ -63,6 +64,30 @@ for (const backend of BACKENDS) {
       fake.put({ ...recent, Движения: [] })
       await once()
       assert.deepEqual(await amounts(recent), [])
+    })
+
+    test("the rescan's index holds only the recorders with a row in its days", async () => {
+      const count = async (where: string) =>
+        Number(
+          (await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM sync_recorders WHERE register = ? ${where}`, [CASH_SET]))[0]!.n,
+        )
+      const [all, withRows] = [await count(''), await count("AND last_period <> ''")]
+      assert.ok(withRows > 0 && withRows < all, `${withRows} of ${all}`)
+      if (backend === 'sqlite') {
+        // Its entries, counted in its leaf pages.
+        const [entries] = await store.writer.all<{ n: number }>(
+          "SELECT sum(ncell) AS n FROM dbstat WHERE name = 'sync_recorders__register_last_period__partial' AND pagetype = 'leaf'",
+        )
+        assert.equal(Number(entries!.n), withRows)
+      } else {
+        const [index] = await store.writer.all<{ def: string }>(
+          "SELECT indexdef AS def FROM pg_indexes WHERE indexname = 'sync_recorders__register_last_period__partial'",
+        )
+        assert.equal(
+          index!.def,
+          "CREATE INDEX sync_recorders__register_last_period__partial ON public.sync_recorders USING btree (register, last_period) WHERE (last_period <> ''::text)",
+        )
+      }
     })
   })
 }

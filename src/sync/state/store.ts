@@ -4,7 +4,7 @@ import { hostname } from 'node:os'
 import { randomUUID } from 'node:crypto'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
 import { renewStatistics } from '../../store/statistics.js'
-import { lastPeriodOf } from './tables.js'
+import { RECENT, lastPeriodOf } from './tables.js'
 
 const nowIso = (): string => new Date().toISOString()
 
@@ -340,7 +340,7 @@ export class SyncStore {
   /** Held recorders with a saved row from `from` on that the rescan did not read: up to `limit` after `after`. */
   async unread(register: string, from: string, after: string, limit: number): Promise<{ recorder: string; recorder_set: string }[]> {
     return this.sql.all(
-      `SELECT r.recorder, r.recorder_set FROM sync_recorders r WHERE r.register = ? AND r.last_period >= ? AND r.recorder > ?
+      `SELECT r.recorder, r.recorder_set FROM sync_recorders r WHERE r.register = ? AND r.${RECENT} AND r.last_period >= ? AND r.recorder > ?
          AND NOT EXISTS (SELECT 1 FROM sync_rescan s WHERE s.register = r.register AND s.recorder = r.recorder)
        ORDER BY r.recorder LIMIT ${Math.floor(limit)}`,
       [register, from, after],
