@@ -8,7 +8,7 @@ import { DEFAULT_TIME_LIMIT_MS, createExecutor } from '../app/create.js'
 import { ENDPOINTS } from '../endpoints/index.js'
 import type { Executor } from '../serving/executor.js'
 import { errorText } from '../http/server.js'
-import { changesHeader } from '../endpoints/changes.js'
+import { changesFor } from '../endpoints/changes.js'
 import { Generations } from '../serving/generations.js'
 import { buildMcpServer } from '../mcp/server.js'
 import { openReadOnly, resolveDb } from '../store/open.js'
@@ -31,7 +31,7 @@ export async function mcp(flags: { db?: string; user?: string }): Promise<number
       executor,
       now: () => new Date(),
       errorText,
-      changes: (e, pairs) => changesHeader(sql, e, pairs, () => generations.position()),
+      changes: changesFor(sql, () => generations.position()),
       // The log keeps what the tool's answer leaves out (a store's host and port, the driver's text).
       onError: (err, service) => console.error(`docgate mcp: ${service}: ${err instanceof Error ? err.message : String(err)}`),
     })

@@ -69,6 +69,12 @@ export async function changesHeader(
   return changesToken(state.position, state.store)
 }
 
+/** `changesHeader` over this store for every list a surface answers (HTTP, MCP), the serving position read by `known`. */
+export const changesFor =
+  (sql: SqlPort, known: () => Promise<{ readonly store: string; readonly position: number }>) =>
+  (ep: ListEndpoint, pairs: ReadonlyMap<string, string>): Promise<string> =>
+    changesHeader(sql, ep, pairs, known)
+
 function followable(asked: ChangesRequest, state: ChangesState): void {
   const reload = 'reload the list without changed_since and go on from its X-Changes-Token'
   if (asked.store !== state.store || asked.since > state.position)

@@ -16,7 +16,7 @@ import { endpointByService } from '../endpoints/index.js'
 import { BadPageRequest, pageRequest } from '../endpoints/pages.js'
 import { BadOutputRequest, CSV_TYPE, XLSX_TYPE, acceptedFormat, outputRequest } from '../endpoints/fields.js'
 import type { Format } from '../endpoints/fields.js'
-import { BadChangesToken, CHANGED_SINCE, changesHeader } from '../endpoints/changes.js'
+import { BadChangesToken, CHANGED_SINCE, changesFor } from '../endpoints/changes.js'
 import type { PageInfo } from '../endpoints/pages.js'
 import { queryPairs } from '../endpoints/parse.js'
 import { registerMcp } from '../mcp/http.js'
@@ -339,6 +339,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
 
   const now = options.now ?? (() => new Date())
   const generations = options.generations ?? new Generations(options.sql)
+  const changesOf = changesFor(options.sql, () => generations.position())
   const noteAuth = (req: FastifyRequest, auth: AuthResult) => {
     if (req.note === null) return
     req.note.auth = authOutcome(auth)
@@ -363,7 +364,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
       if (endpoint.kind === 'list') {
         paging = pageRequest(endpoint, pairs) !== undefined
         // Read before the answer, so the token never names a change the answer lacks (decision "Changes since").
-        changes = await changesHeader(options.sql, endpoint, pairs, () => generations.position())
+        changes = await changesOf(endpoint, pairs)
       }
     } catch (err) {
       if (!(err instanceof BadPageRequest) && !(err instanceof BadOutputRequest)) throw err
@@ -457,7 +458,7 @@ export function buildServer(options: ServerOptions): FastifyInstance & { drainin
   registerMcp(app, {
     ...options,
     errorText,
-    changes: (e, pairs) => changesHeader(options.sql, e, pairs, () => generations.position()),
+    changes: changesOf,
   })
 
   app.setNotFoundHandler((_req, reply) => reply.code(404).type(JSON_TYPE).send(NOT_FOUND))

@@ -14,7 +14,7 @@ import { inProcessExecutor } from '../../src/serving/in-process.js'
 import { BLOB_CHUNK } from '../../src/store/blobs.js'
 import type { ColumnKind, Row, SqlPort } from '../../src/store/sql.js'
 import { documentsFixture } from '../fixtures/documents.js'
-import { BACKENDS, importFixture } from '../support/app.js'
+import { BACKENDS, endStore, fixtureStore, importFixture } from '../support/app.js'
 import { loggedReads } from '../support/failing-sql.js'
 import type { LoggedRead } from '../support/failing-sql.js'
 import { uuid } from '../support/refs.js'
@@ -117,14 +117,9 @@ for (const backend of BACKENDS) {
   describe(`ready pages with attachment contents (${backend})`, () => {
     let store: TestStore
     before(async () => {
-      store = await createTestStore(backend)
-      const report = await importFixture(store.writer, objects)
-      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      store = await fixtureStore(backend, objects)
     })
-    after(async () => {
-      if (backend !== 'pglite') await store.writer.close()
-      await store.cleanup()
-    })
+    after(() => endStore(backend, store))
 
     it('keeps the page body and where each content goes', async () => {
       // The contents of each form holding some, in the page's order (the store aggregates them in

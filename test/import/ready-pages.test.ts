@@ -14,7 +14,7 @@ import { ChunkWriter } from '../../src/views/json-stream.js'
 import { runList } from '../../src/pipeline/run.js'
 import type { Body } from '../../src/pipeline/run.js'
 import type { Row, SqlPort, SqlValue } from '../../src/store/sql.js'
-import { BACKENDS, importFixture } from '../support/app.js'
+import { BACKENDS, endStore, importFixture } from '../support/app.js'
 import { uuid } from '../support/refs.js'
 import { createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
@@ -127,11 +127,7 @@ for (const backend of BACKENDS) {
         assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
       }
     })
-    after(async () => {
-      // PGlite's writer is the database itself; a server's pool must end before the drop.
-      if (backend !== 'pglite') await store.writer.close()
-      await store.cleanup()
-    })
+    after(() => endStore(backend, store))
 
     it('cuts dated lists by day and the others into one bucket', () => {
       assert.equal(pagedList(byService('payments')).day, 'expense_date')

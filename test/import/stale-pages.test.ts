@@ -9,9 +9,8 @@ import { ImportBatch } from '../../src/import/batch.js'
 import { runList } from '../../src/pipeline/run.js'
 import { PAGES_TABLE, rebuildStalePages } from '../../src/views/pages.js'
 import type { Row, SqlPort } from '../../src/store/sql.js'
-import { BACKENDS, importFixture } from '../support/app.js'
+import { BACKENDS, endStore, fixtureStore } from '../support/app.js'
 import { uuid } from '../support/refs.js'
-import { createTestStore } from '../support/stores.js'
 import type { TestStore } from '../support/stores.js'
 
 const payments = ENDPOINTS.find((e): e is ListEndpoint => e.kind === 'list' && e.service === 'payments')!
@@ -66,14 +65,9 @@ for (const backend of BACKENDS) {
   describe(`pages left without bytes until joined (${backend})`, () => {
     let store: TestStore
     before(async () => {
-      store = await createTestStore(backend)
-      const report = await importFixture(store.writer, objects)
-      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      store = await fixtureStore(backend, objects)
     })
-    after(async () => {
-      if (backend !== 'pglite') await store.writer.close()
-      await store.cleanup()
-    })
+    after(() => endStore(backend, store))
 
     it('an attachments batch leaves its owners’ pages without bytes; the answers stay byte for byte; one join restores them', async () => {
       const sql = store.writer

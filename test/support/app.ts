@@ -13,7 +13,7 @@ import { UserSnapshot } from '../../src/users/directory.js'
 import { putUser } from '../../src/users/store.js'
 import { checkAnswer } from './contract.js'
 import { BACKENDS, createTestStore, tempDir } from './stores.js'
-import type { Backend } from './stores.js'
+import type { Backend, TestStore } from './stores.js'
 
 export { BACKENDS, tempDir }
 export type { Backend }
@@ -72,6 +72,20 @@ export async function importFixture(sql: SqlPort, objects: readonly unknown[]): 
     sql,
     objects.map((value, i) => ({ line: i + 1, value })),
   )
+}
+
+/** A fresh store of `backend` with `objects` imported; a rejected object fails the setup, naming the first ones. */
+export async function fixtureStore(backend: Backend, objects: readonly unknown[]): Promise<TestStore> {
+  const store = await createTestStore(backend)
+  const report = await importFixture(store.writer, objects)
+  if (!report.ok) throw new Error(`fixture rejected: ${JSON.stringify(report.invalid.slice(0, 2))}`)
+  return store
+}
+
+/** Ends a store a test made: its writer closed (PGlite's writer is the database itself, which the cleanup ends), then the store dropped. */
+export async function endStore(backend: Backend, store: TestStore): Promise<void> {
+  if (backend !== 'pglite') await store.writer.close()
+  await store.cleanup()
 }
 
 export interface StartOptions {
