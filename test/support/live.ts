@@ -7,9 +7,8 @@ import { hashPassword } from '../../src/auth/password.js'
 
 import { UserSnapshot } from '../../src/users/directory.js'
 import { putUser } from '../../src/users/store.js'
-import { importFixture } from './app.js'
+import { fixtureStore } from './app.js'
 import type { TestUser } from './app.js'
-import { createTestStore } from './stores.js'
 import type { Backend, TestStore } from './stores.js'
 
 export interface LiveServer {
@@ -20,9 +19,7 @@ export interface LiveServer {
 
 /** A fresh store with `fixture` imported and `users` issued, its writer closed (SQLite) so a server or a child process can open it. */
 export async function filledStore(backend: Backend, fixture: readonly unknown[], users: readonly TestUser[]): Promise<TestStore> {
-  const store = await createTestStore(backend)
-  const report = await importFixture(store.writer, fixture)
-  if (!report.ok) throw new Error(`fixture rejected: ${JSON.stringify(report.invalid)}`)
+  const store = await fixtureStore(backend, fixture)
   for (const u of users) await putUser(store.writer, u.name, await hashPassword(u.password, { logN: 10 }), u.methods ?? ['*'])
   // PGlite is one in-process database: its writer and reader share it.
   if (backend !== 'pglite') await store.writer.close()

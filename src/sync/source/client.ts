@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http'
 import { promisify } from 'node:util'
 import { gunzip } from 'node:zlib'
 import { CONNECT_TIMEOUT, DirectTransport } from './transport.js'
-import type { Answer, Ask, Saved, Transport } from './transport.js'
+import type { Answer, Ask, Transport } from './transport.js'
 
 export type FailureKind = 'unreachable' | 'credentials' | 'status' | 'not-json' | 'aborted'
 
@@ -153,10 +153,10 @@ export class Source {
   }
 
   /** One attempt: the answer of a 200, else the failure it names. */
-  async #once(url: string, timeoutMs: number, send: (ask: Ask) => Promise<Answer>): Promise<Answer> {
+  async #once<A extends Answer>(url: string, timeoutMs: number, send: (ask: Ask) => Promise<A>): Promise<A> {
     if (this.#opts.signal?.aborted) throw new SourceError('aborted', 'interrupted')
     this.requests++
-    let res: Answer
+    let res: A
     try {
       res = await send({ url, headers: this.#headers(!url.includes('/$metadata')), timeoutMs })
     } catch (err) {
@@ -174,11 +174,11 @@ export class Source {
   }
 
   /** Attempts `send` until an answer, retrying as §8 says; `after` (decoding, parsing) runs once the answer is all here, out of the gate, so the next request goes out meanwhile. */
-  async #withRetry<T>(
+  async #withRetry<A extends Answer, T>(
     makeUrl: () => string,
     opts: RequestOptions,
-    send: (ask: Ask) => Promise<Answer>,
-    after: (got: Answer) => Promise<T> | T,
+    send: (ask: Ask) => Promise<A>,
+    after: (got: A) => Promise<T> | T,
   ): Promise<T> {
     const delays = this.#opts.retryDelaysMs ?? DEFAULT_DELAYS
     const timeout = opts.timeoutMs ?? this.#opts.readTimeoutMs
@@ -244,8 +244,7 @@ export class Source {
       makeUrl,
       opts,
       (ask) => this.#transport.save(ask, file, this.#opts.signal),
-      (got) => {
-        const { bytes, sha256 } = got as Saved
+      ({ bytes, sha256 }) => {
         this.bytes += bytes
         return { bytes, sha256 }
       },
@@ -257,7 +256,7 @@ export class Source {
   }
 }
 
-// Inflated on libuv's thread pool: the main thread maps and writes the previous answer meanwhile.
+// Inflated on libuv's thread pool: this thread maps and writes the previous answer meanwhile.
 async function decode(raw: Buffer, encoding: string): Promise<string> {
   return (encoding.includes('gzip') ? await gunzipAsync(raw) : raw).toString('utf8')
 }
