@@ -6,12 +6,19 @@
 // the source and maps the next batch. Durability is unchanged: the same syncs happen, on
 // another thread. The writer keeps an automatic checkpoint at a higher mark, so the WAL
 // stays bounded even if the thread falls behind or fails.
+//
+// That mark is also what brings the WAL back to its start: a log is restarted only by a
+// writer that finds every frame copied, and a sync writes without pause, so the thread's
+// passive checkpoints leave the log growing until the writer's own checkpoint copies what
+// is left. At 64 MiB that came every two or three batches of a register's first load, each
+// time with the writer waiting; at 256 MiB the thread has copied most frames by then
+// (docs/perf/history.md, "Sync: the writer's checkpoint mark").
 import { Worker } from 'node:worker_threads'
 import type { SqlPort } from '../store/sql.js'
 
 const INTERVAL_MS = 200
-/** The writer's own checkpoint, reached only if the thread falls behind: 64 MiB of 16 KiB pages. */
-const BACKSTOP_PAGES = 4096
+/** The writer's own checkpoint: 256 MiB of 16 KiB pages, so the WAL stays under about that plus one batch. */
+export const BACKSTOP_PAGES = 16384
 
 export interface Checkpoints {
   stop(): Promise<void>
