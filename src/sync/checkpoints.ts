@@ -18,7 +18,7 @@ import type { SqlPort } from '../store/sql.js'
 
 const INTERVAL_MS = 200
 /** The writer's own checkpoint: 256 MiB of 16 KiB pages, so the WAL stays under about that plus one batch. */
-export const BACKSTOP_PAGES = 16384
+const BACKSTOP_PAGES = 16384
 
 export interface Checkpoints {
   stop(): Promise<void>
