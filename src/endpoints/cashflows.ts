@@ -6,14 +6,14 @@
 // alias of `account` (the first of the two in the query string wins).
 import { CashflowLine } from './responses.js'
 import { m, organization } from './meanings.js'
-import { round2 } from '../values/printed.js'
 import { fold } from '../values/fold.js'
 import { NO, YES } from './define.js'
 import type { ComputedEndpoint, Param } from './define.js'
 import type { RequestContext } from '../views/define.js'
 import { CASH, CASH_ACCOUNTS, NON_CASH } from '../views/cash/accounts.js'
-import { cashBalances } from './shared/cash-balances.js'
-import type { BalanceRow } from './shared/cash-balances.js'
+import { cashBalances, wholeStatement } from './shared/cash-balances.js'
+import type { BalanceRow, WholeStatement } from './shared/cash-balances.js'
+import { ROW_HEAD, TAIL_END, TOTALS_HEAD, amountsTail, printedPeriod, statementAmounts, totalsTail } from '../views/cash/statement.js'
 import { cashPeriod } from './shared/cash-period.js'
 import { dmy } from '../values/dates.js'
 
@@ -48,24 +48,11 @@ const params: readonly Param[] = [
   { name: 'totals', stage: 'option', truthy: YES },
 ]
 
-const ROW_HEAD = Buffer.from('{"Итог":false,"ПериодС":')
-const COMMA = Buffer.from(',')
+/** The parameters a statement over the whole history may carry (wholeHistory). */
+const OPTIONS: ReadonlySet<string> = new Set(['mgmt', 'totals'])
 
-/**
- * One printed row: the period, the account's ready attributes and the amounts, in the
- * order of spec § Cash statement row; numbers print as JSON.stringify prints them.
- */
-function printRow(b: BalanceRow, period: Buffer, amounts: readonly number[], УпрУчет: boolean): Buffer[] {
-  const [НачальныйОстаток, Приход, Расход, КонечныйОстаток] = amounts
-  return [
-    ROW_HEAD,
-    period,
-    b.printed,
-    Buffer.from(
-      `,"НачальныйОстаток":${НачальныйОстаток},"Приход":${Приход},"Расход":${Расход},"КонечныйОстаток":${КонечныйОстаток},"УпрУчет":${УпрУчет}}`,
-    ),
-  ]
-}
+const COMMA = Buffer.from(',')
+const CLOSE = Buffer.from(']')
 
 function keep(ctx: RequestContext, b: BalanceRow): boolean {
   const closed = ctx.flags.get('closed')
@@ -115,8 +102,10 @@ export const cashflows: ComputedEndpoint = {
   params,
   // A statement costs per account with movements, whatever the period and the filters
   // (they test the computed rows): a company's few dozen accounts cost less than a worker's
-  // hand-off. The count stops at LOOP_ACCOUNTS + 1 rows.
-  loopWhen: async (_, sql) => {
+  // hand-off. The count stops at LOOP_ACCOUNTS + 1 rows. A statement with no period and no
+  // filter reads the ready one (wholeHistory) and needs no count.
+  loopWhen: async (values, sql) => {
+    if ([...values.keys()].every((name) => OPTIONS.has(name))) return true
     const [row] = await sql.all<{ n: number }>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${CASH_ACCOUNTS} LIMIT ${LOOP_ACCOUNTS + 1}) k`)
     return Number(row?.n) <= LOOP_ACCOUNTS
   },
@@ -124,48 +113,46 @@ export const cashflows: ComputedEndpoint = {
     const period = cashPeriod(ctx.values, ctx.now(), issues)
     if (!period) return []
     const mgmt = ctx.options.mgmt === true
-    const [from, to] = [dmy(period.from), dmy(period.to)]
-    const printed = Buffer.from(`${JSON.stringify(from)},"ПериодПо":${JSON.stringify(to)},`)
+    const printed = printedPeriod(dmy(period.from), dmy(period.to))
+    const filtered = params.some((p) => p.stage === 'post-filter' && ctx.values.has(p.name))
+    if (!filtered && ctx.flags.get('closed') === undefined) {
+      const whole = await wholeStatement(ctx.sql, mgmt)
+      // Every account's movements lie in the period: the ready rows are the answer.
+      if (whole && period.from <= whole.firstDay && whole.lastDay <= period.to)
+        return wholeHistory(whole, printed, ctx.options.totals === true)
+    }
     const parts: Buffer[] = [Buffer.from('[')]
     const totals = [0, 0, 0, 0]
     let count = 0
-    const filtered = params.some((p) => p.stage === 'post-filter' && ctx.values.has(p.name))
     for (const b of await cashBalances(ctx.sql, period.from, period.to, mgmt, filtered)) {
-      const amounts = [
-        round2(b.receiptsBefore - b.expensesBefore),
-        round2(b.receiptsThrough - b.receiptsBefore),
-        round2(b.expensesThrough - b.expensesBefore),
-        round2(b.receiptsThrough - b.expensesThrough),
-      ]
+      const amounts = statementAmounts(b.receiptsBefore, b.expensesBefore, b.receiptsThrough, b.expensesThrough)
       // A row per account with a non-zero opening balance or any movement in the period.
       if ((amounts[0] === 0 && b.moves <= 0) || !keep(ctx, b)) continue
       if (count++ > 0) parts.push(COMMA)
-      parts.push(...printRow(b, printed, amounts, mgmt))
+      parts.push(ROW_HEAD, printed, b.printed, Buffer.from(amountsTail(amounts, mgmt)))
       amounts.forEach((a, i) => (totals[i]! += a))
     }
     if (ctx.options.totals === true && count > 0) {
-      const [НачальныйОстаток, Приход, Расход, КонечныйОстаток] = totals.map(round2)
-      const row = {
-        Итог: true,
-        ПериодС: from,
-        ПериодПо: to,
-        Организация: '',
-        СчетКасса: 'Итог',
-        ВидДенежныхСредств: '',
-        Банк: '',
-        ВидСчета: '',
-        Валюта: '',
-        Закрыт: false,
-        НачальныйОстаток,
-        Приход,
-        Расход,
-        КонечныйОстаток,
-        УпрУчет: mgmt,
-      }
-      parts.push(COMMA, Buffer.from(JSON.stringify(row)))
+      parts.push(COMMA, TOTALS_HEAD, printed, totalsTail(totals, mgmt))
       count++
     }
-    parts.push(Buffer.from(']'))
+    parts.push(CLOSE)
     return { json: Buffer.concat(parts), count }
   },
+}
+
+/** The ready statement's rows with `period` spliced into each, and its totals row when asked. */
+function wholeHistory(whole: WholeStatement, period: Buffer, totals: boolean): { json: Buffer; count: number } {
+  const parts: Buffer[] = [Buffer.from('[')]
+  const { tails } = whole
+  for (let start = 0, i = 0; i < whole.count; i++) {
+    const end = tails.indexOf(TAIL_END, start)
+    const stop = end < 0 ? tails.length : end
+    if (i > 0) parts.push(COMMA)
+    parts.push(ROW_HEAD, period, tails.subarray(start, stop))
+    start = stop + 1
+  }
+  if (totals && whole.count > 0) parts.push(COMMA, TOTALS_HEAD, period, whole.totalsTail)
+  parts.push(CLOSE)
+  return { json: Buffer.concat(parts), count: whole.count + (totals && whole.count > 0 ? 1 : 0) }
 }

@@ -163,6 +163,37 @@ for (const backend of BACKENDS) {
       })
     })
 
+    it('a period that takes in every movement reads the ready statement: the same rows, any period printed', async () => {
+      // The register's movements run from 01.06.2024 to 01.04.2026 (both days included).
+      const whole = (p: readonly [string, string], mgmt = false) => [
+        row(A_USD, p, mgmt ? [0, 45000, 0, 45000] : [0, 500, 0, 500], mgmt),
+        row(A_CASH, p, mgmt ? [0, 3000, 1000, 2000] : [0, 3000, 1000.1, 1999.9], mgmt),
+        row(A_SBER, p, mgmt ? [0, 102777, 29000, 73777] : [0, 112777.5, 32000.25, 80777.25], mgmt),
+        row(B_CASH, p, [0, 1500, 0, 1500], mgmt),
+        row(B_IDLE, p, [0, 400, 400, 0], mgmt),
+        row(B_SBER, p, [0, 20000, 20000, 0], mgmt),
+      ]
+      const first = ['01.06.2024', '01.04.2026'] as const
+      assert.deepEqual(await get('from=01.06.2024&to=01.04.2026&totals=true'), {
+        data: [...whole(first), totalsRow(first, [0, 138177.5, 53400.35, 84777.15])],
+        errors: [],
+      })
+      const open = ['01.01.0001', '31.12.2030'] as const
+      assert.deepEqual(await get('to=31.12.2030&mgmt=true&totals=true'), {
+        data: [...whole(open, true), totalsRow(open, [0, 172677, 50400, 122277], true)],
+        errors: [],
+      })
+      assert.deepEqual(await get('to=31.12.2030'), { data: whole(open), errors: [] })
+      // A filter still tests every row.
+      assert.deepEqual(await get(`to=31.12.2030&org=${encodeURIComponent('бета')}&closed=false`), {
+        data: whole(open).slice(4),
+        errors: [],
+      })
+      // One day short at either end: the statement is computed, its opening balance or its last receipt differ.
+      assert.deepEqual((await get('from=02.06.2024&to=01.04.2026')).data[0], row(A_USD, ['02.06.2024', '01.04.2026'], [500, 0, 0, 500]))
+      assert.deepEqual((await get('to=31.03.2026')).data[2], row(A_SBER, ['01.01.0001', '31.03.2026'], [0, 105000.5, 32000.25, 73000.25]))
+    })
+
     it('from without to ends today', async () => {
       const p = ['01.03.2026', '15.03.2026'] as const
       assert.deepEqual(await get('from=01.03.2026'), {
@@ -326,6 +357,19 @@ for (const backend of BACKENDS) {
         ],
         errors: [],
       })
+      // The ready statement over the whole history follows: r7 was the USD account's only movement.
+      const open = ['01.01.0001', '31.12.2030'] as const
+      assert.deepEqual(await get('to=31.12.2030&totals=true'), {
+        data: [
+          row(A_CASH, open, [0, 3050, 1000.1, 2049.9]),
+          row(A_SBER, open, [0, 112777.5, 31000, 81777.5]),
+          row(B_CASH, open, [0, 1500, 0, 1500]),
+          row(B_IDLE, open, [0, 400, 400, 0]),
+          row(B_SBER, open, [0, 20000, 20000, 0]),
+          totalsRow(open, [0, 137727.5, 52400.1, 85327.4]),
+        ],
+        errors: [],
+      })
     })
   })
 
@@ -357,6 +401,21 @@ for (const backend of BACKENDS) {
           ],
           errors: [],
         })
+        // The ready statement over the whole history prints them too.
+        const whole = (await app.api('/main/hs/cashflows/get?to=31.12.2030')).json as {
+          data: { Организация: string; СчетКасса: string; Банк: string; Валюта: string }[]
+        }
+        assert.deepEqual(
+          whole.data.map((r) => [r.Организация, r.СчетКасса, r.Банк, r.Валюта]),
+          [
+            ['ООО Бета', 'Касса Бета', '', 'RUB'],
+            ['ООО Бета', 'Нулевой счет', 'АО Альфа-Банк', 'RUB'],
+            ['ООО Бета', 'Расчетный счет Бета', 'Сбербанк', 'RUB'],
+            ['ЯЯ Альфа', 'Валютный счет', 'АО Альфа-Банк', 'USD'],
+            ['ЯЯ Альфа', 'Основная касса', '', 'RUB'],
+            ['ЯЯ Альфа', 'Расчетный счет в Сбербанке', 'Сбербанк', 'RUB'],
+          ],
+        )
         assert.deepEqual((await app.api(`/main/hs/cashflows/get?${MARCH_Q}&bank=сбер&closed=false`)).json, {
           data: [row(b(B_SBER), MARCH, [20000, 0, 20000, 0]), row(a(A_SBER), MARCH, [70000, 5000.5, 2000.25, 73000.25])],
           errors: [],

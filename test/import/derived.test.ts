@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, it } from 'node:test'
-import { cashBalances } from '../../src/endpoints/shared/cash-balances.js'
+import { cashBalances, wholeStatement } from '../../src/endpoints/shared/cash-balances.js'
 import { cashTurnovers } from '../../src/views/cash/turnovers.js'
 import { migrate } from '../../src/views/migrate.js'
 import { openWritable } from '../../src/app/store.js'
@@ -177,6 +177,61 @@ describe('derived cash turnovers', () => {
     )
     assert.deepEqual(await cashBalances(sql, '2025-01-01', '2025-12-31', false), [])
     assert.deepEqual(await sql.all('SELECT * FROM cash_keys'), [])
+  })
+
+  it('the ready statement over the whole history follows every import: its days, rows and totals', async () => {
+    const ready = async (mgmt: boolean) => {
+      const w = await wholeStatement(sql, mgmt)
+      return w && { ...w, tails: w.tails.toString().split('\n'), totalsTail: w.totalsTail.toString() }
+    }
+    const attributes = (kind: string) =>
+      `"Организация":"","СчетКасса":"","ВидДенежныхСредств":"${kind}","Банк":"","ВидСчета":"","Валюта":"","Закрыт":false`
+    const totals = (amounts: string, mgmt: boolean) =>
+      `"Организация":"","СчетКасса":"Итог","ВидДенежныхСредств":"","Банк":"","ВидСчета":"","Валюта":"","Закрыт":false,${amounts},"УпрУчет":${mgmt}}`
+    assert.equal(await ready(false), undefined)
+    const base = [
+      recordSet('r1', [['2025-03-10T09:00:00', 'Приход', 'org-a', 'ba-a', 1000, 900]]),
+      recordSet('r2', [['2025-04-05T10:00:00', 'Расход', 'org-a', 'ba-a', 250.5, 200]]),
+      recordSet('r3', [['2025-05-20T11:00:00', 'Приход', 'org-a', 'ba-a', 40, 30]]),
+    ]
+    assert.equal((await importFixture(sql, base)).ok, true)
+    const bank = '"НачальныйОстаток":0,"Приход":1040,"Расход":250.5,"КонечныйОстаток":789.5'
+    assert.deepEqual(await ready(false), {
+      firstDay: '2025-03-10',
+      lastDay: '2025-05-20',
+      count: 1,
+      tails: [`${attributes('Безналичные')},${bank},"УпрУчет":false}`],
+      totalsTail: totals(bank, false),
+    })
+    const bankMgmt = '"НачальныйОстаток":0,"Приход":930,"Расход":200,"КонечныйОстаток":730'
+    assert.deepEqual(await ready(true), {
+      firstDay: '2025-03-10',
+      lastDay: '2025-05-20',
+      count: 1,
+      tails: [`${attributes('Безналичные')},${bankMgmt},"УпрУчет":true}`],
+      totalsTail: totals(bankMgmt, true),
+    })
+    // A cash desk's movement, earlier than any: a second row, and the first day moves.
+    assert.equal((await importFixture(sql, [recordSet('r4', [['2024-01-01T00:00:00', 'Приход', 'org-a', 'cd-a', 10.05, 10]])])).ok, true)
+    const desk = '"НачальныйОстаток":0,"Приход":10.05,"Расход":0,"КонечныйОстаток":10.05'
+    assert.deepEqual(await ready(false), {
+      firstDay: '2024-01-01',
+      lastDay: '2025-05-20',
+      count: 2,
+      tails: [`${attributes('Безналичные')},${bank},"УпрУчет":false}`, `${attributes('Наличные')},${desk},"УпрУчет":false}`],
+      totalsTail: totals('"НачальныйОстаток":0,"Приход":1050.05,"Расход":250.5,"КонечныйОстаток":799.55', false),
+    })
+    // Every movement gone: no statement is ready.
+    assert.equal(
+      (
+        await importFixture(
+          sql,
+          ['r1', 'r2', 'r3', 'r4'].map((r) => recordSet(r, [])),
+        )
+      ).ok,
+      true,
+    )
+    assert.equal(await ready(false), undefined)
   })
 
   it('incrementally kept running totals equal a rebuild from the turnovers', async () => {

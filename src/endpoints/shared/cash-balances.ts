@@ -5,6 +5,7 @@
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import { CASH_ACCOUNTS, TEXTS } from '../../views/cash/accounts.js'
 import { CUMULATIVE } from '../../views/cash/cumulative.js'
+import { CASH_STATEMENT } from '../../views/cash/statement.js'
 
 export interface BalanceRow {
   /** The account's printed attributes, JSON members without braces (cash-accounts.ts). */
@@ -107,4 +108,32 @@ export async function cashBalances(sql: SqlPort, from: string, to: string, mgmt:
     expensesThrough: Number(r.e1),
     moves: Number(r.n),
   }))
+}
+
+/** The ready statement over the whole history (views/cash/statement.ts). */
+export interface WholeStatement {
+  /** The first and last days with movements of any account (ISO). */
+  readonly firstDay: string
+  readonly lastDay: string
+  readonly count: number
+  /** Each row's bytes after its period, a line feed between two. */
+  readonly tails: Buffer
+  readonly totalsTail: Buffer
+}
+
+/** The ready statement in amounts or management amounts; undefined when the register has no movement. */
+export async function wholeStatement(sql: SqlPort, mgmt: boolean): Promise<WholeStatement | undefined> {
+  const { select, value } = sql.dialect.bytes
+  const [row] = await sql.all<Record<string, unknown>>(
+    `SELECT first_day, last_day, row_count, ${select('tails')} AS tails, ${select('totals_tail')} AS totals_tail FROM ${CASH_STATEMENT} WHERE mgmt = ?`,
+    [mgmt ? 1 : 0],
+  )
+  if (!row) return undefined
+  return {
+    firstDay: String(row.first_day),
+    lastDay: String(row.last_day),
+    count: Number(row.row_count),
+    tails: value(row.tails)!,
+    totalsTail: value(row.totals_tail)!,
+  }
 }

@@ -2,15 +2,17 @@
 // account type) with movements, in the statement's order, with its printed attributes as
 // UTF-8 JSON, the attributes' texts its post-filters test, its first and last days with
 // movements and its running totals through the last. A statement over the whole history
-// (no period: the commonest request) reads these rows and nothing else; one whose period
-// starts after an account's first day or ends before its last reads that account's running
-// totals as well (cash-balances.ts). Rebuilt whole — a row per account, tens to hundreds in
+// (no period: the commonest request) is kept ready from them (statement.ts); one whose
+// period starts after an account's first day or ends before its last reads that account's
+// running totals as well (cash-balances.ts). Rebuilt whole — a row per account, tens to hundreds in
 // a company — when the running totals change (cash-cumulative.ts) and when an import
 // touches an object whose name or presentation a row prints (import/batch.ts).
 import { ALL_TABLE_TYPES } from '../../model/objects.js'
 import { sortKey } from '../../values/fold.js'
 import type { TableDef } from '../../store/table.js'
 import type { SqlPort } from '../../store/sql.js'
+import { rebuildCashStatement } from './statement.js'
+import type { StatementAccount } from './statement.js'
 
 export const CASH_ACCOUNTS = 'cash_accounts'
 const BANK_ACCOUNT = 'Справочник.БанковскиеСчета'
@@ -82,19 +84,35 @@ export async function rebuildCashAccounts(sql: SqlPort): Promise<void> {
       Валюта: texts.currency_name,
       Закрыт: closed,
     })
+    const [receipt, expense, receiptMgmt, expenseMgmt, moves] = SUMS.map((s) => Number(r[s])) as [number, number, number, number, number]
+    const account: StatementAccount = {
+      // The members without their braces: the statement puts them between its own.
+      printed: Buffer.from(printed.slice(1, -1)),
+      firstDay: String(r.first_day),
+      lastDay: String(r.last_day),
+      receipt,
+      expense,
+      receiptMgmt,
+      expenseMgmt,
+      moves,
+    }
     return {
       order: [sortKey(texts.org_name), sortKey(texts.account_name), String(r.organization), String(r.account), String(r.account_type)],
+      account,
       values: [
         String(r.organization),
         String(r.account),
         String(r.account_type),
-        // The members without their braces: the statement puts them between its own.
-        Buffer.from(printed.slice(1, -1)),
+        account.printed,
         ...TEXTS.map((t) => texts[t]),
         closed ? 1 : 0,
-        String(r.first_day),
-        String(r.last_day),
-        ...SUMS.map((s) => Number(r[s])),
+        account.firstDay,
+        account.lastDay,
+        receipt,
+        expense,
+        receiptMgmt,
+        expenseMgmt,
+        moves,
       ],
     }
   })
@@ -107,6 +125,10 @@ export async function rebuildCashAccounts(sql: SqlPort): Promise<void> {
     CASH_ACCOUNTS,
     COLUMNS,
     rows.map((r, i) => [i, ...r.values]),
+  )
+  await rebuildCashStatement(
+    sql,
+    rows.map((r) => r.account),
   )
 }
 

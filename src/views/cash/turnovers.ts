@@ -12,6 +12,7 @@ import type { TableDef } from '../../store/table.js'
 import type { SqlPort, SqlValue } from '../../store/sql.js'
 import { renewStatistics } from '../../store/statistics.js'
 import { cashAccountsTable, rebuildCashAccounts } from './accounts.js'
+import { cashStatementTable } from './statement.js'
 import { cumulativeTables, rebuildCumulative, updateCumulative } from './cumulative.js'
 
 const TURNOVERS = 'cash_turnovers'
@@ -123,8 +124,8 @@ const tempDdl = `CREATE TEMP TABLE IF NOT EXISTS ${touched.name} (${touched.colu
 
 export const cashTurnovers: DerivedTable = {
   name: TURNOVERS,
-  version: 3,
-  tables: [table, ...cumulativeTables, cashAccountsTable],
+  version: 4,
+  tables: [table, ...cumulativeTables, cashAccountsTable, cashStatementTable],
   source: SOURCE,
   // A day's rebuild reads one range of an account's rows (the account names its organization
   // and type in practice; the join still compares them). The covering index this replaced
