@@ -31,6 +31,9 @@ export type Body = Buffer | AsyncIterable<Buffer>
 const PAGE = 500
 /** The LIMIT of a list read in one statement (ListEndpoint.onePage). */
 const ONE_PAGE = 2 ** 31 - 1
+/** The columns of a joined page (compileJoinedPage), as SqlPort.readBytes reads them. */
+const JOINED_PAGE = { body: 'bytes', n: 'int' } as const
+const JOINED_FULL_PAGE = { ...JOINED_PAGE, special: 'int' } as const
 
 export interface RunOptions {
   readonly sql: SqlPort
@@ -162,10 +165,16 @@ async function listAnswer(
   }
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
   const joinedForm = stored ? { form: 'full_form', special: ['full_issue', 'full_blobs'] } : { form: 'short' }
+  const joinedColumns = stored ? JOINED_FULL_PAGE : JOINED_PAGE
   const joinedPage = async (after?: readonly SqlValue[], size = PAGE): Promise<JoinedPage> => {
-    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, size, { ...joinedForm, after })
-    const [row] = await sql.all<Row>(text, params)
-    return { body: sql.dialect.bytes.value(row?.body), n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
+    // A whole list's first page has no parameter but its size: read as stored bytes
+    // (readBytes: PostgreSQL's binary COPY). Conditions and a cursor hold request text, which
+    // stays bound to a prepared statement; the bytes come in the dialect's form then.
+    const encoded = after !== undefined || plan.where.length > 0
+    const { sql: text, params } = compileJoinedPage(plan, sql.dialect, size, { ...joinedForm, after, encoded })
+    const [row] = encoded ? await sql.all<Row>(text, params) : await sql.readBytes<Row>(text, params, joinedColumns)
+    const body = encoded ? sql.dialect.bytes.value(row?.body) : ((row?.body ?? null) as Buffer | null)
+    return { body, n: Number(row?.n ?? 0), special: Number(row?.special ?? 0) }
   }
   const pageEnd = async (after?: readonly SqlValue[], size = PAGE): Promise<SqlValue[]> => (await pageEndAndMore(after, size)).at
   /** The last row's sort keys of a full page and, asked with `more`, whether a row follows it. */

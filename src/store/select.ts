@@ -80,12 +80,14 @@ export interface JoinedPageOptions {
   readonly special?: readonly string[]
   /** The previous page's last sort-key values (compilePage). */
   readonly after?: readonly SqlValue[]
+  /** `body` in the dialect's `bytes` form, for SqlPort.all (else stored bytes, for SqlPort.readBytes). */
+  readonly encoded?: boolean
 }
 
 /**
- * One page as one blob of comma-joined ready forms (`body`, in the dialect's `bytes` form),
- * its row count (`n`) and the number of `special` rows: one statement and one buffer per
- * page instead of one per row (the hot path of list endpoints).
+ * One page as one blob of comma-joined ready forms (`body`), its row count (`n`) and the
+ * number of `special` rows: one statement and one buffer per page instead of one per row
+ * (the hot path of list endpoints).
  */
 export function compileJoinedPage(
   plan: QueryPlan,
@@ -102,8 +104,10 @@ export function compileJoinedPage(
   )
   const order = plan.orderBy.map((k) => `${k.column} ${k.dir.toUpperCase()}`).join(', ')
   const counts = special.length > 0 ? `, ${special.map((c) => `count(NULLIF(${c}, ''))`).join(' + ')} AS special` : ''
+  const joined = dialect.concatPage(options.form, order)
+  const encoded = options.encoded === true
   return {
-    sql: `SELECT ${dialect.bytes.select(dialect.concatPage(options.form, order))} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`,
+    sql: `SELECT ${encoded ? dialect.bytes.select(joined) : joined} AS body, count(*) AS n${counts} FROM (${page.sql}) AS page`,
     params: page.params,
   }
 }

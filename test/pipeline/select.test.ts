@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { compileJoinedPage, compilePage, compilePageEnd } from '../../src/store/select.js'
 import { sqliteDialect } from '../../src/store/sqlite.js'
+import { postgresDialect } from '../../src/store/postgres.js'
 import type { QueryPlan } from '../../src/store/plan.js'
 
 const plan: QueryPlan = {
@@ -56,6 +57,18 @@ describe('plan compilation (sqlite)', () => {
         '(SELECT short, date, ref FROM api_x WHERE posted = ? ORDER BY date DESC, ref DESC LIMIT ?) AS page',
       params: [1, 500],
     })
+  })
+
+  it("gives a page's joined forms as stored bytes, or in the dialect's bytes form when asked (PostgreSQL: Base64)", () => {
+    const page = 'FROM (SELECT short, date, ref FROM api_x ORDER BY date DESC, ref DESC LIMIT ?) AS page'
+    assert.equal(
+      compileJoinedPage({ ...plan, where: [] }, postgresDialect, 100).sql,
+      `SELECT string_agg(short, ','::bytea ORDER BY date DESC, ref DESC) AS body, count(*) AS n ${page}`,
+    )
+    assert.equal(
+      compileJoinedPage({ ...plan, where: [] }, postgresDialect, 100, { form: 'short', encoded: true }).sql,
+      `SELECT encode(string_agg(short, ','::bytea ORDER BY date DESC, ref DESC), 'base64') AS body, count(*) AS n ${page}`,
+    )
   })
 
   it('joins stored full forms after a page, counting the rows it cannot join', () => {
