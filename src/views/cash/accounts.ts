@@ -4,9 +4,9 @@
 // movements and its running totals through the last. A statement over the whole history
 // (no period: the commonest request) is kept ready from them (statement.ts); one whose
 // period starts after an account's first day or ends before its last reads that account's
-// running totals as well (cash-balances.ts). Rebuilt whole — a row per account, tens to hundreds in
-// a company — when the running totals change (cash-cumulative.ts) and when an import
-// touches an object whose name or presentation a row prints (import/batch.ts).
+// running totals as well (cash-balances.ts). Rebuilt whole — a row per account, tens to
+// hundreds in a company — when the running totals change (cash-cumulative.ts) and when an
+// import touches an object whose name or presentation a row prints (import/batch.ts).
 import { ALL_TABLE_TYPES } from '../../model/objects.js'
 import { sortKey } from '../../values/fold.js'
 import type { TableDef } from '../../store/table.js'

@@ -24,7 +24,7 @@ export const cashStatementTable: TableDef = {
   primaryKey: ['mgmt'],
 }
 
-/** A printed row's bytes after its period, and every row's head before it. */
+/** Every row's head, before its period (the totals row's says so). */
 export const ROW_HEAD = Buffer.from('{"Итог":false,"ПериодС":')
 export const TOTALS_HEAD = Buffer.from('{"Итог":true,"ПериодС":')
 /**
@@ -99,9 +99,9 @@ export async function rebuildCashStatement(sql: SqlPort, accounts: readonly Stat
     const totals = [0, 0, 0, 0]
     let count = 0
     for (const a of accounts) {
+      // The statement's rule (a non-zero opening balance or any movement) with every opening balance 0.
+      if (a.moves <= 0) continue
       const amounts = mgmt ? statementAmounts(0, 0, a.receiptMgmt, a.expenseMgmt) : statementAmounts(0, 0, a.receipt, a.expense)
-      // The statement's rule: a row per account with a non-zero opening balance or any movement.
-      if (amounts[0] === 0 && a.moves <= 0) continue
       if (count++ > 0) tails.push(Buffer.of(TAIL_END))
       tails.push(a.printed, Buffer.from(amountsTail(amounts, mgmt)))
       amounts.forEach((x, i) => (totals[i]! += x))
