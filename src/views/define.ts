@@ -3,6 +3,7 @@
 // the catalogue of them that endpoints declare and hand down to migrate, import and sync.
 import type { ColumnDef, IndexDef, TableDef } from '../store/table.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { WordsIndex } from '../store/words.js'
 
 export interface SortKey {
   readonly column: string
@@ -56,6 +57,11 @@ export interface ReadModel<Short = unknown> {
   readonly search?: readonly string[]
   /** Searched columns of short identifiers, each also with a suffix index (set by the registry from `identifier` parameters). */
   readonly suffixed?: readonly string[]
+  /**
+   * For a model with `rowKey`: its rows kept again under the words of a folded column
+   * (store/words.ts), each entry carrying what a request prints of the row.
+   */
+  readonly words?: WordsIndex
   /** Select list and FROM clause over the source aliased `s` (joins allowed). */
   readonly select: string
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: Short }

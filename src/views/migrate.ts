@@ -15,6 +15,7 @@ import { SCHEMA_VERSION, modelTables, tableDdl } from '../store/schema.js'
 import type { TableDef } from '../store/table.js'
 import type { SqlPort } from '../store/sql.js'
 import { suffixDdl, suffixTable } from '../store/suffix.js'
+import { dropWordsDdl, wordsDdl } from '../store/words.js'
 import { missingTrigramIndexes, setUpTrigrams } from '../store/trigram.js'
 
 export function readModelTable(model: ReadModel): TableDef {
@@ -50,6 +51,7 @@ const signature = (model: ReadModel): string =>
         // Only where given, so that the models without them keep their signatures (and stores their rows).
         ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? [], readModelTable(model).clustered ?? false] : []),
         ...(model.suffixed ? [{ suffixed: model.suffixed }] : []),
+        ...(model.words ? [{ words: model.words }] : []),
       ]),
     )
     .digest('hex')
@@ -112,9 +114,11 @@ export async function migrate(sql: SqlPort, views: ViewCatalog, options: Migrate
       continue
     }
     const suffixed = model.suffixed ?? []
+    const words = model.words && model.rowKey ? wordsDdl(model.table, model.rowKey, model.words, sql.dialect) : ''
     await sql.exec(
       `${sql.dialect.trigram.drop(model.table)}\n${suffixed.map((c) => `DROP TABLE IF EXISTS ${suffixTable(model.table, c)};`).join('\n')}\n` +
-        `DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}\n${suffixDdl(model.table, suffixed, sql.dialect)}`,
+        `${dropWordsDdl(model.table)}\n` +
+        `DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}\n${suffixDdl(model.table, suffixed, sql.dialect)}\n${words}`,
     )
     await setMeta(sql, `read_model:${model.table}`, sig)
     stale.push(model)

@@ -12,6 +12,7 @@ import { keyTable } from '../store/sql.js'
 import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 import { indexedColumn } from '../store/schema.js'
 import { SuffixEntries } from '../store/suffix.js'
+import { WordEntries } from '../store/words.js'
 
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
@@ -102,6 +103,7 @@ export async function rebuildReadModels(
     const search = model.search ?? []
     const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
     const suffixes = model.suffixed?.length ? new SuffixEntries(sql, model.table, model.suffixed) : undefined
+    const words = model.words && model.rowKey ? new WordEntries(sql, model.table, model.rowKey, model.words) : undefined
     // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
     const pages = model.pages
     const buckets = new Set<string>()
@@ -114,6 +116,7 @@ export async function rebuildReadModels(
     if (whole) {
       if (trigrams) await sql.run(trigrams.forget(model.table, search))
       await suffixes?.forgetAll()
+      await words?.forgetAll()
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
@@ -135,6 +138,7 @@ export async function rebuildReadModels(
       if (pages) for (const b of await bucketsOf(sql, pages, stale)) buckets.add(b)
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
       await suffixes?.keep(stale)
+      await words?.forget(stale)
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
@@ -145,7 +149,7 @@ export async function rebuildReadModels(
         continue
       }
     }
-    const rebuilt = await buildRows(sql, model, suffixes)
+    const rebuilt = await buildRows(sql, model, [suffixes, words])
     built += rebuilt
     await changesAfter(sql, model, printed)
     await suffixes?.finish()
@@ -175,7 +179,12 @@ interface Batch {
   readonly full?: { readonly rows: readonly Row[]; readonly form: (row: Row) => FullResult }
 }
 
-async function buildRows(sql: SqlPort, model: ReadModel, suffixes: SuffixEntries | undefined): Promise<number> {
+/** What is kept beside a model's rows from the values written (suffix entries, words). */
+interface Beside {
+  written(columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void>
+}
+
+async function buildRows(sql: SqlPort, model: ReadModel, beside: readonly (Beside | undefined)[]): Promise<number> {
   let names: string[] | undefined
   // One context for the whole rebuild, so what its pages share (specifications) is read once.
   const ctx: RequestContext = { sql, now: () => new Date(), options: { full: true }, flags: new Map(), values: new Map() }
@@ -223,7 +232,7 @@ async function buildRows(sql: SqlPort, model: ReadModel, suffixes: SuffixEntries
         })
       }
       await sql.insertRows(model.table, batch.columns, batch.out)
-      await suffixes?.written(batch.columns, batch.out)
+      for (const b of beside) await b?.written(batch.columns, batch.out)
     } catch (err) {
       // Nothing of the rebuild may still be running when the caller's transaction ends.
       await next.catch(() => undefined)

@@ -71,6 +71,15 @@ export const specMaterialRows: ReadModel = {
   ],
   // `material`: the rows whose code or name holds the needle, through the index.
   search: ['material_f'],
+  // `material` of one word's characters: the matching rows ready, in one range a word
+  // (spec-materials.ts readMatchingMaterials).
+  words: {
+    column: 'material_f',
+    carry: [
+      { name: 'short', type: 'blob' },
+      { name: 'part', type: 'blob' },
+    ],
+  },
   select:
     's.ref, s.line, n.code, n.name, s.quantity, u.presentation AS unit, s.price, s.amount, g.presentation AS ngroup ' +
     'FROM (SELECT owner AS ref, line, nomenclature, quantity, unit, price, amount FROM cat_specifications_materials) s ' +

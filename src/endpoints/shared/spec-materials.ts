@@ -8,6 +8,7 @@ import { messages } from '../../values/messages.js'
 import type { Condition } from '../../store/plan.js'
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
 import { containsSql } from '../../store/trigram.js'
+import { isWordPart, vocabularyTable, wordsTable } from '../../store/words.js'
 import { readByOwner } from '../../store/by-owner.js'
 import type { ByOwner } from '../../store/by-owner.js'
 import { splitRecords } from '../../store/records.js'
@@ -213,17 +214,41 @@ export function readJoinedMaterials(
 }
 
 /**
+ * The ready rows whose code or name holds `needle` (materialNeedle), as `owner`, `line`,
+ * `short`, `part`, each once, ordered by owner and line. A needle of one word's characters
+ * reads the words index (store/words.ts): the entries under the words that contain it, one
+ * range each; any other through the trigram index of the rows.
+ */
+async function matchingRows(sql: SqlPort, needle: string): Promise<{ text: string; params: SqlValue[] }> {
+  const d = sql.dialect
+  if (isWordPart(needle)) {
+    const words = (
+      await sql.all<{ word: string }>(`SELECT word FROM ${vocabularyTable(SPEC_MATERIAL_ROWS)} WHERE ${d.contains('word')}`, [needle])
+    ).map((w) => w.word)
+    const entries = `SELECT ref AS owner, line, short, part FROM ${wordsTable(SPEC_MATERIAL_ROWS)}`
+    // One word: its range is in the key's order already. Several: a row holding two of them
+    // has an entry under each.
+    if (words.length === 1) return { text: `${entries} WHERE word = ? ORDER BY ref, line`, params: words }
+    const any = d.inList('word', words)
+    return { text: `SELECT DISTINCT * FROM (${entries} WHERE ${any.text}) AS w ORDER BY owner, line`, params: any.params }
+  }
+  const rows = rowsHolding(d, needle)
+  return {
+    text: `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line`,
+    params: rows.params,
+  }
+}
+
+/**
  * Every ready row whose code or name holds `needle` (materialNeedle), joined per
  * specification in line order as readJoinedMaterials joins them, by the specification's ref:
- * one statement through the index for a whole list, whose keys are also the specifications
- * it selects (specifications.ts `readFirst`).
+ * one statement for a whole list, whose keys are also the specifications it selects
+ * (specifications.ts `readFirst`).
  */
 export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ReadonlyMap<string, JoinedMaterials>> {
   const d = sql.dialect
-  const rows = rowsHolding(d, needle)
-  const grouped =
-    `SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (` +
-    `SELECT r.ref AS owner, r.line, r.short, r.part FROM ${SPEC_MATERIAL_ROWS} r WHERE ${rows.text} ORDER BY r.ref, r.line) AS r GROUP BY owner`
+  const rows = await matchingRows(sql, needle)
+  const grouped = `SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (${rows.text}) AS r GROUP BY owner`
   const found = new Map<string, JoinedMaterials>()
   if (d.concatRecords) {
     // One value for the whole read: a value per specification cost more than its rows' reads.

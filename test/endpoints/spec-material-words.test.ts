@@ -1,0 +1,165 @@
+// The words index of the specifications' ready materials rows (store/words.ts): each row
+// kept again under every word of its item's folded code and name, carrying the printed row
+// and its share, kept by the import with the rows; `material` of one word's characters
+// reads the entries under the words that contain it.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { readJoinedMaterials, readMatchingMaterials } from '../../src/endpoints/shared/spec-materials.js'
+import { SPEC_MATERIAL_ROWS } from '../../src/endpoints/shared/spec-material-rows.js'
+import { isWordPart, vocabularyTable, wordsOf, wordsTable } from '../../src/store/words.js'
+import { productionFixture } from '../fixtures/production.js'
+import { BACKENDS, startApp } from '../support/app.js'
+import type { TestApp } from '../support/app.js'
+import { uuid } from '../support/refs.js'
+
+const q = encodeURIComponent
+const WORDS = wordsTable(SPEC_MATERIAL_ROWS)
+const VOCABULARY = vocabularyTable(SPEC_MATERIAL_ROWS)
+
+describe('words of a folded text', () => {
+  it('are runs of letters and digits of three characters or more, each once', () => {
+    assert.deepEqual(wordsOf('м-0004\nболт м12'), ['0004', 'болт', 'м12'])
+    assert.deepEqual(wordsOf('э-0001\nкабель ввг 3х2,5'), ['0001', 'кабель', 'ввг', '3х2'])
+    assert.deepEqual(wordsOf('кабель кабельный кабель'), ['кабель', 'кабельный'])
+    assert.deepEqual(wordsOf('\n'), [])
+    // Two characters written as four code units are still two.
+    assert.deepEqual(wordsOf('𝟘𝟘 𝟘𝟘𝟘'), ['𝟘𝟘𝟘'])
+  })
+
+  it('a needle is looked up among them when it has no separator and three characters or more', () => {
+    assert.equal(isWordPart('кабел'), true)
+    assert.equal(isWordPart('000'), true)
+    assert.equal(isWordPart('э-00'), false)
+    assert.equal(isWordPart('ввг 3'), false)
+    assert.equal(isWordPart('ка'), false)
+    assert.equal(isWordPart('𝟘𝟘'), false)
+  })
+})
+
+for (const backend of BACKENDS) {
+  describe(`specifications: the words index of material rows (${backend})`, () => {
+    let app: TestApp
+    before(async () => {
+      app = await startApp(productionFixture, { backend })
+    })
+    after(() => app.close())
+
+    const vocabulary = async (): Promise<string[]> =>
+      (await app.sql.all<{ word: string }>(`SELECT word FROM ${VOCABULARY}`)).map((r) => r.word).sort()
+    /** Per specification under `word`: its entries' count and first and last lines. */
+    const under = async (word: string): Promise<Map<string, [number, number, number]>> => {
+      const rows = await app.sql.all<{ ref: string; n: number; first: number; last: number }>(
+        `SELECT ref, COUNT(*) AS n, MIN(line) AS first, MAX(line) AS last FROM ${WORDS} WHERE word = ? GROUP BY ref`,
+        [word],
+      )
+      return new Map(rows.map((r) => [r.ref, [Number(r.n), Number(r.first), Number(r.last)]]))
+    }
+    const materials = async (needle: string) => {
+      const answer = (await app.api(`/main/hs/specifications/get?material=${q(needle)}`)).json
+      assert.deepEqual(answer.errors, [])
+      return answer.data.map((s: { Код: string; Материалы: { Код: string; Материал: string }[]; СуммаМатериалов: number }) => [
+        s.Код,
+        s.Материалы.map((r) => `${r.Код} ${r.Материал}`),
+        s.СуммаМатериалов,
+      ])
+    }
+
+    it('holds every word of the rows items, and each row under each of its words', async () => {
+      assert.deepEqual(await vocabulary(), [
+        '0001',
+        '0002',
+        '0003',
+        '0004',
+        '115',
+        '3х2',
+        'болт',
+        'ввг',
+        'кабель',
+        'краска',
+        'лист',
+        'м12',
+        'стальной',
+        'труба',
+      ])
+      // The bolt rows: lines 1–5 of С-004, 1–10 of С-005, 1–21 of С-006, the deleted С-007's
+      // one, and С-009's two after its dangling item (which has no words).
+      assert.deepEqual(
+        await under('болт'),
+        new Map([
+          [uuid('sp-bracket'), [5, 1, 5]],
+          [uuid('sp-truss'), [10, 1, 10]],
+          [uuid('sp-trestle'), [21, 1, 21]],
+          [uuid('sp-archive'), [1, 1, 1]],
+          [uuid('sp-beam'), [2, 2, 3]],
+        ]),
+      )
+      const [entry] = await app.sql.all<{ short: Buffer | string; part: Buffer | string }>(
+        `SELECT short, part FROM ${WORDS} WHERE word = ? AND ref = ?`,
+        ['кабель', uuid('sp-shield')],
+      )
+      assert.equal(Buffer.from(entry!.part).toString(), '600')
+      assert.deepEqual(JSON.parse(Buffer.from(entry!.short).toString()), {
+        Код: 'Э-0001',
+        Материал: 'Кабель ВВГ 3х2,5',
+        Количество: 3,
+        Единица: 'м',
+        Цена: 200,
+        Сумма: 600,
+        НоменклатурнаяГруппа: 'Электротехника',
+      })
+    })
+
+    it('reads the rows under every word that holds the needle, each row once', async () => {
+      // "000" is in the four codes' words: every row with an item, as the page's own scan finds them.
+      const read = await readMatchingMaterials(app.sql, '000')
+      const owners = [...read.keys()]
+      const scanned = await readJoinedMaterials(app.sql, owners, '000', undefined)
+      assert.equal(owners.length, 8)
+      for (const owner of owners) {
+        const [one] = scanned(owner)
+        assert.equal(read.get(owner)!.list!.toString(), one!.list!.toString(), owner)
+        assert.equal(read.get(owner)!.parts!.toString(), one!.parts!.toString(), owner)
+      }
+      assert.equal(read.get(uuid('sp-trestle'))!.parts!.toString().split(',').length, 21)
+      assert.deepEqual(await materials('краск'), [['С-001', ['М-0003 Краска ПФ-115'], 750]])
+    })
+
+    it('follows an import that renames an item and one that empties a specification', async () => {
+      const renamed = await app.importMore([
+        {
+          type: 'Справочник.Номенклатура',
+          ref: uuid('n-cable'),
+          Код: 'Э-0001',
+          Наименование: 'Кабель кабельный',
+          ЭтоГруппа: false,
+          ЕдиницаИзмерения: uuid('unit-m'),
+        },
+      ])
+      assert.equal(renamed.ok, true)
+      assert.deepEqual(await under('кабельный'), new Map([[uuid('sp-shield'), [1, 1, 1]]]))
+      assert.deepEqual(await under('ввг'), new Map())
+      // A row holding two words that contain the needle prints once.
+      assert.deepEqual(await materials('кабел'), [['С-002', ['Э-0001 Кабель кабельный'], 600]])
+      // A word no row holds any more stays in the vocabulary and finds nothing.
+      assert.equal((await vocabulary()).includes('ввг'), true)
+      assert.deepEqual(await materials('ввг'), [])
+
+      const emptied = await app.importMore([
+        {
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid('sp-trestle'),
+          Код: 'С-006',
+          Наименование: 'Эстакада',
+          ЭтоГруппа: false,
+          Материалы: [],
+        },
+      ])
+      assert.equal(emptied.ok, true)
+      assert.equal((await under('болт')).has(uuid('sp-trestle')), false)
+      assert.deepEqual(
+        (await materials('болт')).map((s: unknown[]) => s[0]),
+        ['С-009', 'С-004', 'С-005'],
+      )
+    })
+  })
+}
