@@ -245,9 +245,10 @@ for (const backend of BACKENDS.filter((b) => b !== 'pglite')) {
         assert.ok(want.length > BIG_ANSWER, `answer of ${want.length} bytes`)
         const first = await get(`${served.url}${BIG}`)
         assert.ok(first.body.equals(want), 'the first answer')
-        // 64 KiB pieces: at least one per 64 KiB of the answer, each given back once written.
+        // Pieces of 256 KiB, filled across the answer's chunks (all full but the last), each
+        // given back once written.
         const { lent } = pool.lending
-        assert.ok(lent >= want.length / 65536, `chunks lent: ${lent}`)
+        assert.equal(lent, Math.ceil(want.length / (256 * 1024)), `chunks lent for ${want.length} bytes`)
         await until(() => pool.lending.back === lent, 'every written chunk given back')
 
         // The answer cache keeps an answer asked a second time: the first passes through and
