@@ -85,15 +85,12 @@ class Pieces {
       yield this.#take()
       return
     }
-    const bytes = new ArrayBuffer(this.#filled)
-    new Uint8Array(bytes).set(this.#current!.subarray(0, this.#filled))
-    this.add(this.#current!.buffer as ArrayBuffer)
-    this.#current = undefined
-    this.#filled = 0
+    const bytes = this.#current!.slice(0, this.#filled).buffer
+    this.drop()
     yield { bytes, length: bytes.byteLength }
   }
 
-  /** An answer that stopped: what was filled is dropped, its buffer kept. */
+  /** What was filled is dropped (an answer that stopped, or a last piece copied out), its buffer kept. */
   drop(): void {
     if (this.#current) this.add(this.#current.buffer as ArrayBuffer)
     this.#current = undefined

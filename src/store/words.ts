@@ -11,7 +11,7 @@
 import type { Dialect, SqlPort, SqlValue } from './sql.js'
 import { tableDdl } from './schema.js'
 import type { ColumnDef, TableDef } from './table.js'
-import { TRIGRAM_MIN } from './trigram.js'
+import { usesTrigrams } from './trigram.js'
 
 /** A read model's words index: the folded `column` whose words key it, and the columns each entry `carry`s. */
 export interface WordsIndex {
@@ -28,17 +28,12 @@ const SEPARATORS = /[^\p{L}\p{N}]+/u
 /** The distinct words of `value` with TRIGRAM_MIN or more characters, in order of first appearance. */
 export function wordsOf(value: string): string[] {
   const out = new Set<string>()
-  for (const word of value.split(SEPARATORS)) {
-    if (word.length < TRIGRAM_MIN) continue
-    // Code units are characters unless a surrogate pair is among them.
-    if (/[\uD800-\uDFFF]/.test(word) && [...word].length < TRIGRAM_MIN) continue
-    out.add(word)
-  }
+  for (const word of value.split(SEPARATORS)) if (usesTrigrams(word)) out.add(word)
   return [...out]
 }
 
 /** Whether `needle` lies inside one word wherever it occurs, with enough characters for the index. */
-export const isWordPart = (needle: string): boolean => !SEPARATORS.test(needle) && [...needle].length >= TRIGRAM_MIN
+export const isWordPart = (needle: string): boolean => !SEPARATORS.test(needle) && usesTrigrams(needle)
 
 const wordsTableDef = (table: string, rowKey: string, index: WordsIndex): TableDef => ({
   name: wordsTable(table),
