@@ -136,6 +136,12 @@ export interface ListEndpoint extends Declared {
    * stays with `ctx` for `fullPage`. Run only where the full forms are built for the request.
    */
   readonly readFirst?: (ctx: RequestContext, where: readonly Condition[]) => Promise<readonly Condition[]>
+  /**
+   * The whole `data` array's items for a request whose full forms are built, read ready by
+   * one statement (the items joined by commas, and how many); undefined when this request is
+   * not read that way. Asked before `readFirst`, for a request without pages or changes.
+   */
+  readonly readyItems?: (ctx: RequestContext) => Promise<{ readonly items: Buffer | null; readonly n: number } | undefined>
   /** Dependencies of the full form beyond the source's own columns and tabular parts (views/rebuild.ts). */
   readonly fullTraces?: readonly FullTrace[]
 }

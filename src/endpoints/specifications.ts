@@ -29,12 +29,16 @@ import {
   joinedForm,
   materialNeedle,
   materialsForm,
+  materialsItem,
   readJoinedMaterials,
   readMatchingMaterials,
   readMaterials,
   rowFilter,
   rowsContain,
+  wordsHolding,
 } from './shared/spec-materials.js'
+import { isWordPart, readWordItems } from '../store/words.js'
+import type { WordItemsIndex } from '../store/words.js'
 import type { JoinedMaterials, RowFilter } from './shared/spec-materials.js'
 import { refsOf } from '../store/by-owner.js'
 import type { ByOwner } from '../store/by-owner.js'
@@ -107,6 +111,18 @@ function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamCont
   return allOf([...narrow.filter((n) => n !== undefined), exists])
 }
 
+/**
+ * `material` alone of one word's characters, found inside one word of the rows' vocabulary:
+ * each specification holding that word is one ready item (its rows holding the word), kept
+ * in the list's order, so the answer is one range of the index.
+ */
+const MATERIAL_ITEMS: WordItemsIndex = {
+  column: 'materials_f',
+  order: ['sort_name', 'code'],
+  rows: { table: SPEC_MATERIAL_ROWS, key: 'line', column: 'material_f', read: ['short', 'part'] },
+  item: materialsItem,
+}
+
 export const specifications: ListEndpoint = {
   kind: 'list',
   service: 'specifications',
@@ -148,6 +164,7 @@ export const specifications: ListEndpoint = {
     // The list's order carrying the short forms: a list selected by many refs (readFirst) is
     // read from the index alone, never from rows that hold the full forms as well.
     indexes: [{ columns: ['sort_name', 'code', 'ref'], carry: ['short'] }],
+    wordItems: MATERIAL_ITEMS,
     select:
       's.ref, s.code, s.name, s.approval_date, rsp.presentation AS responsible, s.cost_works, s.cost_transport, ' +
       's.cost_overhead, s.cost_equipment, s.cost_connections, s.cost_design, ' +
@@ -220,6 +237,13 @@ export const specifications: ListEndpoint = {
   // The index names the matching rows of the whole list at once: read in one statement, not
   // one per page of 500 (each would look them up again).
   onePage: (ctx) => indexedMaterial(ctx) !== undefined,
+  // A needle inside one word alone: that word's ready items, the whole answer in one range.
+  readyItems: async (ctx) => {
+    const needle = readsFirst(ctx)
+    if (needle === undefined || !isWordPart(needle)) return undefined
+    const words = await wordsHolding(ctx.sql, needle)
+    return words.length === 1 ? readWordItems(ctx.sql, 'api_specifications', MATERIAL_ITEMS, words[0]!) : undefined
+  },
   // The matching rows through the index, once: their refs select the list (a JSON parameter,
   // not the index's lookup inside the selection) and the same rows print its Материалы.
   readFirst: async (ctx, where) => {

@@ -67,6 +67,7 @@ export const postgresDialect: Dialect = {
   },
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
   concatPage: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
+  textFromHex: (expr) => `convert_from(decode(${expr}, 'hex'), 'UTF8')`,
   // ORed INs are subplans tested per row, each a scan of its table once that outgrows
   // work_mem (30 s a batch at scale 100); one IN over a UNION ALL is a hashed semi-join.
   inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,

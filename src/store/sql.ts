@@ -41,6 +41,8 @@ export interface Dialect {
    * bytes come as text either way, and a large value's Base64 is built in one piece).
    */
   readonly concatRecords?: (fields: readonly RecordField[]) => string
+  /** The text whose UTF-8 bytes `expr` spells in hex: stored text passed to a byte read as a key (pg-copy.ts inlineParams). */
+  textFromHex(expr: string): string
   /**
    * Stored bytes a request reads (ready pages and answers): `select` names them in the form
    * the engine's client receives fastest, `value` makes that a Buffer again (null stays null).

@@ -66,6 +66,7 @@ export const sqliteDialect: Dialect = {
   // (3× the page's cost). Decision "Joined pages keep the subquery's order".
   concatPage: (column) => `CAST(group_concat(${column}, ',') AS BLOB)`,
   // The subquery's order, as concatPage keeps it.
+  textFromHex: (expr) => `CAST(unhex(${expr}) AS TEXT)`,
   concatRecords: (fields) =>
     `CAST(group_concat(${fields.map((f) => `ifnull(${'text' in f ? f.text : f.bytes}, '')`).join(" || x'1f' || ")}, x'1e') AS BLOB)`,
   // Each IN is an index lookup per row; one IN over a UNION ALL builds a list first (5 % slower imports).

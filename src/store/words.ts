@@ -12,6 +12,7 @@ import type { Dialect, SqlPort, SqlValue } from './sql.js'
 import { tableDdl } from './schema.js'
 import type { ColumnDef, TableDef } from './table.js'
 import { usesTrigrams } from './trigram.js'
+import { readByOwner } from './by-owner.js'
 
 /** A read model's words index: the folded `column` whose words key it, and the columns each entry `carry`s. */
 export interface WordsIndex {
@@ -129,3 +130,168 @@ export class WordEntries {
     )
   }
 }
+
+/**
+ * A list model's items kept ready under each word of its rows: for a model whose rows live
+ * in a rows model (`rows`, keyed by this model's ref and `rows.key`), one entry per word
+ * and list row, keyed in the list's order (`order`, then ref), holding the item a request
+ * for that word prints: the list row and only its rows holding the word. A needle that lies
+ * inside one word of the vocabulary alone is then one range of ready items (decision
+ * "Specifications by material read as ready items" in docs/perf/designs.md).
+ */
+export interface WordItemsIndex {
+  /** This model's folded column holding its rows' texts joined: the words its entries are under. */
+  readonly column: string
+  /** This model's columns of the list's order, before ref (text columns of the model). */
+  readonly order: readonly string[]
+  /** The rows model, rebuilt before this one: its folded `column` has the words, `read` the bytes an item prints. */
+  readonly rows: { readonly table: string; readonly key: string; readonly column: string; readonly read: readonly string[] }
+  /** The item of one list row (its short form) under one word, from its rows holding the word, in key order. */
+  readonly item: (short: Buffer, rows: readonly Readonly<Record<string, SqlValue>>[]) => Buffer
+}
+
+export const wordItemsTable = (table: string): string => `${table}__word_items`
+
+const wordItemsTableDef = (table: string, index: WordItemsIndex): TableDef => ({
+  name: wordItemsTable(table),
+  columns: [
+    { name: 'word', type: 'text' },
+    ...index.order.map((name): ColumnDef => ({ name, type: 'text' })),
+    { name: 'ref', type: 'text' },
+    { name: 'item', type: 'blob' },
+  ],
+  primaryKey: ['word', ...index.order, 'ref'],
+  clustered: true,
+})
+
+export const wordItemsDdl = (table: string, index: WordItemsIndex, dialect: Dialect): string =>
+  tableDdl(wordItemsTableDef(table, index), dialect)
+
+export const dropWordItemsDdl = (table: string): string => `DROP TABLE IF EXISTS ${wordItemsTable(table)};`
+
+/** Items leaving the index are listed here, then deleted by one statement. */
+const ITEMS_GONE = '_word_items_gone'
+
+/** Keeps a list model's ready items per word in step with a rebuild of its rows (WordItemsIndex). */
+export class WordItemEntries {
+  readonly #sql: SqlPort
+  readonly #table: string
+  readonly #index: WordItemsIndex
+
+  constructor(sql: SqlPort, table: string, index: WordItemsIndex) {
+    this.#sql = sql
+    this.#table = table
+    this.#index = index
+  }
+
+  /** Before the table is emptied (a whole rebuild). */
+  async forgetAll(): Promise<void> {
+    await this.#sql.run(`DELETE FROM ${wordItemsTable(this.#table)}`)
+  }
+
+  /** Before the list rows `where` selects are deleted: their items go, found by the words and order they held. */
+  async forget(where: string): Promise<void> {
+    const sql = this.#sql
+    const { column, order } = this.#index
+    const rows = await sql.all<Record<string, SqlValue>>(`SELECT ref, ${[...order, column].join(', ')} FROM ${this.#table} WHERE ${where}`)
+    const gone: SqlValue[][] = []
+    for (const row of rows) for (const word of wordsOf(String(row[column]))) gone.push([word, ...order.map((c) => row[c]!), row.ref!])
+    if (gone.length === 0) return
+    const key = ['word', ...order, 'ref']
+    await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${ITEMS_GONE} (${key.map((c) => `${c} TEXT`).join(', ')})`)
+    await sql.run(sql.dialect.empty(ITEMS_GONE))
+    await sql.insertRows(ITEMS_GONE, key, gone)
+    await sql.run(`DELETE FROM ${wordItemsTable(this.#table)} WHERE (${key.join(', ')}) IN (SELECT ${key.join(', ')} FROM ${ITEMS_GONE})`)
+  }
+
+  /** List rows just written (`columns` name their values): their items under each word of their rows. */
+  async written(columns: readonly string[], rows: readonly (readonly SqlValue[])[]): Promise<void> {
+    if (rows.length === 0) return
+    const at = (name: string): number => {
+      const i = columns.indexOf(name)
+      if (i < 0) throw new Error(`${this.#table}: the word items need the column ${name}`)
+      return i
+    }
+    const { order, rows: source, item } = this.#index
+    const [ref, short] = [at('ref'), at('short')]
+    const ordered = order.map(at)
+    const refs = rows.map((r) => String(r[ref]))
+    const read = await readByOwner<Record<string, SqlValue> & { owner: string }>(
+      this.#sql,
+      (list) =>
+        `SELECT ref AS owner, ${[source.column, ...source.read].join(', ')} FROM ${source.table} ` +
+        `WHERE ref IN (${list}) ORDER BY ref, ${source.key}`,
+      refs,
+      [],
+      { owner: 'text', [source.column]: 'text', ...Object.fromEntries(source.read.map((c) => [c, 'bytes' as const])) },
+    )
+    const entries: SqlValue[][] = []
+    for (const row of rows) {
+      const under = new Map<string, Record<string, SqlValue>[]>()
+      for (const r of read(String(row[ref]))) {
+        for (const word of wordsOf(String(r[source.column]))) {
+          const list = under.get(word)
+          if (list) list.push(r)
+          else under.set(word, [r])
+        }
+      }
+      for (const [word, held] of under) entries.push([word, ...ordered.map((i) => row[i]!), row[ref]!, item(row[short] as Buffer, held)])
+    }
+    if (entries.length === 0) return
+    // In the index's order: a batch's entries then land on neighbouring pages.
+    entries.sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0))
+    await this.#sql.insertRows(wordItemsTable(this.#table), ['word', ...order, 'ref', 'item'], entries)
+  }
+}
+
+/**
+ * The ready items under `word` (WordItemsIndex), in the list's order, joined by commas, and
+ * how many: one range of the index. `word` is a word of the vocabulary (stored text).
+ */
+export async function readWordItems(
+  sql: SqlPort,
+  table: string,
+  index: WordItemsIndex,
+  word: string,
+): Promise<{ items: Buffer | null; n: number }> {
+  const d = sql.dialect
+  const order = [...index.order, 'ref'].join(', ')
+  if (d.concatRecords) {
+    // One value: the subquery's order is the index's own after its word, which the aggregate
+    // keeps (decision "Joined pages keep the subquery's order").
+    const [row] = await sql.all<{ items: unknown; n: number }>(
+      `SELECT ${d.concatPage('item', order)} AS items, COUNT(*) AS n FROM ` +
+        `(SELECT item, ${order} FROM ${wordItemsTable(table)} WHERE word = ? ORDER BY ${order}) AS i`,
+      [word],
+    )
+    return { items: d.bytes.value(row?.items), n: Number(row?.n ?? 0) }
+  }
+  // PostgreSQL joins bytea slowly in an aggregate (tens of ms for megabytes), and its heap
+  // keeps no key order: the ORDER BY sorted megabytes on disk past work_mem. The items come by
+  // binary COPY (the word spelled as a key) with their keys as bytes, sorted here in the
+  // order the text columns keep, COLLATE "C": their UTF-8 bytes.
+  const keys = [...index.order, 'ref']
+  const rows = await sql.readBytes<Record<string, Buffer | string>>(
+    `SELECT ${keys.join(', ')}, item FROM ${wordItemsTable(table)} WHERE word = ${d.textFromHex('?')}`,
+    [Buffer.from(word).toString('hex')],
+    Object.fromEntries([...keys, 'item'].map((c) => [c, 'bytes' as const])),
+  )
+  if (rows.length === 0) return { items: null, n: 0 }
+  // PGlite, read without COPY, gives the text as strings.
+  const bytes = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
+  rows.sort((a, b) => {
+    for (const k of keys) {
+      const c = Buffer.compare(bytes(a[k]!), bytes(b[k]!))
+      if (c !== 0) return c
+    }
+    return 0
+  })
+  const parts: Buffer[] = []
+  for (const r of rows) {
+    if (parts.length > 0) parts.push(COMMA)
+    parts.push(r.item as Buffer)
+  }
+  return { items: Buffer.concat(parts), n: rows.length }
+}
+
+const COMMA = Buffer.from(',')

@@ -3,7 +3,7 @@
 // the catalogue of them that endpoints declare and hand down to migrate, import and sync.
 import type { ColumnDef, IndexDef, TableDef } from '../store/table.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
-import type { WordsIndex } from '../store/words.js'
+import type { WordItemsIndex, WordsIndex } from '../store/words.js'
 
 export interface SortKey {
   readonly column: string
@@ -62,6 +62,8 @@ export interface ReadModel<Short = unknown> {
    * (store/words.ts), each entry carrying what a request prints of the row.
    */
   readonly words?: WordsIndex
+  /** For a list model: its items kept ready under each word of its rows (store/words.ts WordItemsIndex). */
+  readonly wordItems?: WordItemsIndex
   /** Select list and FROM clause over the source aliased `s` (joins allowed). */
   readonly select: string
   readonly build: (row: Row) => { readonly values: Readonly<Record<string, SqlValue>>; readonly short: Short }

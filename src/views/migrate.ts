@@ -15,7 +15,7 @@ import { SCHEMA_VERSION, modelTables, tableDdl } from '../store/schema.js'
 import type { TableDef } from '../store/table.js'
 import type { SqlPort } from '../store/sql.js'
 import { suffixDdl, suffixTable } from '../store/suffix.js'
-import { dropWordsDdl, wordsDdl } from '../store/words.js'
+import { dropWordItemsDdl, dropWordsDdl, wordItemsDdl, wordsDdl } from '../store/words.js'
 import { missingTrigramIndexes, setUpTrigrams } from '../store/trigram.js'
 
 export function readModelTable(model: ReadModel): TableDef {
@@ -52,6 +52,8 @@ const signature = (model: ReadModel): string =>
         ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? [], readModelTable(model).clustered ?? false] : []),
         ...(model.suffixed ? [{ suffixed: model.suffixed }] : []),
         ...(model.words ? [{ words: model.words }] : []),
+        // The item builder is code: `version` says when what it prints changes.
+        ...(model.wordItems ? [{ wordItems: { ...model.wordItems, item: undefined } }] : []),
       ]),
     )
     .digest('hex')
@@ -115,10 +117,11 @@ export async function migrate(sql: SqlPort, views: ViewCatalog, options: Migrate
     }
     const suffixed = model.suffixed ?? []
     const words = model.words && model.rowKey ? wordsDdl(model.table, model.rowKey, model.words, sql.dialect) : ''
+    const items = model.wordItems ? wordItemsDdl(model.table, model.wordItems, sql.dialect) : ''
     await sql.exec(
       `${sql.dialect.trigram.drop(model.table)}\n${suffixed.map((c) => `DROP TABLE IF EXISTS ${suffixTable(model.table, c)};`).join('\n')}\n` +
-        `${dropWordsDdl(model.table)}\n` +
-        `DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}\n${suffixDdl(model.table, suffixed, sql.dialect)}\n${words}`,
+        `${dropWordsDdl(model.table)}\n${dropWordItemsDdl(model.table)}\n` +
+        `DROP TABLE IF EXISTS ${model.table};\n${tableDdl(readModelTable(model), sql.dialect)}\n${index}\n${suffixDdl(model.table, suffixed, sql.dialect)}\n${words}\n${items}`,
     )
     await setMeta(sql, `read_model:${model.table}`, sig)
     stale.push(model)

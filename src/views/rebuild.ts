@@ -12,7 +12,7 @@ import { keyTable } from '../store/sql.js'
 import type { Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 import { indexedColumn } from '../store/schema.js'
 import { SuffixEntries } from '../store/suffix.js'
-import { WordEntries } from '../store/words.js'
+import { WordEntries, WordItemEntries } from '../store/words.js'
 
 const BATCH = 2000
 /** Past this many changed objects of a model's own type, rebuilding it whole is cheaper. */
@@ -104,6 +104,7 @@ export async function rebuildReadModels(
     const trigrams = search.length > 0 ? sql.dialect.trigram.sync : undefined
     const suffixes = model.suffixed?.length ? new SuffixEntries(sql, model.table, model.suffixed) : undefined
     const words = model.words && model.rowKey ? new WordEntries(sql, model.table, model.rowKey, model.words) : undefined
+    const items = model.wordItems ? new WordItemEntries(sql, model.table, model.wordItems) : undefined
     // Buckets of ready pages whose rows change: where the old rows were and the new ones are.
     const pages = model.pages
     const buckets = new Set<string>()
@@ -117,6 +118,7 @@ export async function rebuildReadModels(
       if (trigrams) await sql.run(trigrams.forget(model.table, search))
       await suffixes?.forgetAll()
       await words?.forgetAll()
+      await items?.forgetAll()
       await sql.run(`DELETE FROM ${model.table}`)
       await sql.run(`INSERT INTO _affected (ref) SELECT ref FROM ${model.source}`)
     } else {
@@ -139,6 +141,7 @@ export async function rebuildReadModels(
       if (trigrams) await sql.run(trigrams.forget(model.table, search, stale))
       await suffixes?.keep(stale)
       await words?.forget(stale)
+      await items?.forget(stale)
       await sql.run(`DELETE FROM ${model.table} WHERE ${stale}`)
       // Nothing to build (a removed object's row went with the DELETE); PostgreSQL would still
       // plan the model's whole select for an empty set.
@@ -149,7 +152,7 @@ export async function rebuildReadModels(
         continue
       }
     }
-    const rebuilt = await buildRows(sql, model, [suffixes, words])
+    const rebuilt = await buildRows(sql, model, [suffixes, words, items])
     built += rebuilt
     await changesAfter(sql, model, printed)
     await suffixes?.finish()

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { readJoinedMaterials, readMatchingMaterials } from '../../src/endpoints/shared/spec-materials.js'
 import { SPEC_MATERIAL_ROWS } from '../../src/endpoints/shared/spec-material-rows.js'
-import { isWordPart, vocabularyTable, wordsOf, wordsTable } from '../../src/store/words.js'
+import { isWordPart, vocabularyTable, wordItemsTable, wordsOf, wordsTable } from '../../src/store/words.js'
 import { productionFixture } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
@@ -15,6 +15,7 @@ import { uuid } from '../support/refs.js'
 const q = encodeURIComponent
 const WORDS = wordsTable(SPEC_MATERIAL_ROWS)
 const VOCABULARY = vocabularyTable(SPEC_MATERIAL_ROWS)
+const ITEMS = wordItemsTable('api_specifications')
 
 describe('words of a folded text', () => {
   it('are runs of letters and digits of three characters or more, each once', () => {
@@ -109,6 +110,37 @@ for (const backend of BACKENDS) {
       })
     })
 
+    /** The specifications' ready items under `word`, in the index's order: each one's code, rows and total. */
+    const items = async (word: string) =>
+      (
+        await app.sql.all<{ item: Buffer | Uint8Array }>(`SELECT item FROM ${ITEMS} WHERE word = ? ORDER BY sort_name, code, ref`, [word])
+      ).map((r) => {
+        const s = JSON.parse(Buffer.from(r.item).toString()) as { Код: string; Материалы: { Код: string }[]; СуммаМатериалов: number }
+        return [s.Код, s.Материалы.map((m) => m.Код), s.СуммаМатериалов]
+      })
+
+    it('keeps each specification ready under each word of its rows, in the list order, with those rows alone', async () => {
+      // The deleted С-007 is in no list: its rows are under "болт", it has no item.
+      assert.deepEqual(await items('болт'), [
+        ['С-009', ['М-0004', 'М-0004'], 0.3],
+        ['С-004', ['М-0004', 'М-0004', 'М-0004', 'М-0004', 'М-0004'], 150],
+        ['С-005', Array(10).fill('М-0004'), 550],
+        ['С-006', Array(21).fill('М-0004'), 2310],
+      ])
+      assert.deepEqual(await items('кабель'), [['С-002', ['Э-0001'], 600]])
+      // A needle inside one word alone is that word's items, read as they are kept.
+      const answer = (await app.api(`/main/hs/specifications/get?material=${q('болт')}`)).json
+      const [first] = await app.sql.all<{ item: Buffer | Uint8Array }>(
+        `SELECT item FROM ${ITEMS} WHERE word = ? ORDER BY sort_name, code, ref`,
+        ['болт'],
+      )
+      assert.deepEqual(answer.data[0], JSON.parse(Buffer.from(first!.item).toString()))
+      assert.deepEqual(
+        (await materials('олт')).map((s: unknown[]) => s[0]),
+        ['С-009', 'С-004', 'С-005', 'С-006'],
+      )
+    })
+
     it('reads the rows under every word that holds the needle, each row once', async () => {
       // "000" is in the four codes' words: every row with an item, as the page's own scan finds them.
       const read = await readMatchingMaterials(app.sql, '000')
@@ -138,6 +170,8 @@ for (const backend of BACKENDS) {
       assert.equal(renamed.ok, true)
       assert.deepEqual(await under('кабельный'), new Map([[uuid('sp-shield'), [1, 1, 1]]]))
       assert.deepEqual(await under('ввг'), new Map())
+      assert.deepEqual(await items('кабельный'), [['С-002', ['Э-0001'], 600]])
+      assert.deepEqual(await items('ввг'), [])
       // A row holding two words that contain the needle prints once.
       assert.deepEqual(await materials('кабел'), [['С-002', ['Э-0001 Кабель кабельный'], 600]])
       // A word no row holds any more stays in the vocabulary and finds nothing.
@@ -156,6 +190,10 @@ for (const backend of BACKENDS) {
       ])
       assert.equal(emptied.ok, true)
       assert.equal((await under('болт')).has(uuid('sp-trestle')), false)
+      assert.deepEqual(
+        (await items('болт')).map((s) => s[0]),
+        ['С-009', 'С-004', 'С-005'],
+      )
       assert.deepEqual(
         (await materials('болт')).map((s: unknown[]) => s[0]),
         ['С-009', 'С-004', 'С-005'],

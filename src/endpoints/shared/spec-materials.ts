@@ -213,6 +213,28 @@ export function readJoinedMaterials(
   return readByOwner<JoinedMaterials>(sql, query, owners, params)
 }
 
+/** The words of the materials rows' vocabulary that contain `needle` (a word part, store/words.ts isWordPart). */
+export async function wordsHolding(sql: SqlPort, needle: string): Promise<string[]> {
+  const words = await sql.all<{ word: string }>(
+    `SELECT word FROM ${vocabularyTable(SPEC_MATERIAL_ROWS)} WHERE ${sql.dialect.contains('word')}`,
+    [needle],
+  )
+  return words.map((w) => w.word)
+}
+
+const COMMA = Buffer.from(',')
+
+/**
+ * The item a request for one word prints for a specification (its short form's bytes and
+ * its materials rows holding the word, in line order): joinedForm's bytes over those rows,
+ * kept ready by the specifications' word items (store/words.ts WordItemsIndex).
+ */
+export function materialsItem(short: Buffer, rows: readonly Readonly<Record<string, SqlValue>>[]): Buffer {
+  const list = Buffer.concat(rows.flatMap((r, i) => (i === 0 ? [r.short as Buffer] : [COMMA, r.short as Buffer])))
+  const parts = Buffer.from(rows.map((r) => (r.part as Buffer).toString('latin1')).join(','), 'latin1')
+  return Buffer.concat(joinedForm(short, { owner: '', list, parts }).parts)
+}
+
 /**
  * The ready rows whose code or name holds `needle` (materialNeedle), as `owner`, `line`,
  * `short`, `part`, each once, ordered by owner and line. A needle of one word's characters
@@ -222,9 +244,7 @@ export function readJoinedMaterials(
 async function matchingRows(sql: SqlPort, needle: string): Promise<{ text: string; params: SqlValue[] }> {
   const d = sql.dialect
   if (isWordPart(needle)) {
-    const words = (
-      await sql.all<{ word: string }>(`SELECT word FROM ${vocabularyTable(SPEC_MATERIAL_ROWS)} WHERE ${d.contains('word')}`, [needle])
-    ).map((w) => w.word)
+    const words = await wordsHolding(sql, needle)
     const entries = `SELECT ref AS owner, line, short, part FROM ${wordsTable(SPEC_MATERIAL_ROWS)}`
     // One word: its range is in the key's order already. Several: a row holding two of them
     // has an entry under each.
