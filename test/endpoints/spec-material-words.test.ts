@@ -198,6 +198,35 @@ for (const backend of BACKENDS) {
         (await materials('болт')).map((s: unknown[]) => s[0]),
         ['С-009', 'С-004', 'С-005'],
       )
+
+      // A renamed specification moves in the list: its items leave their old place.
+      const row = (item: string, Количество: number, Цена: number, Сумма: number) => ({
+        Номенклатура: uuid(item),
+        Количество,
+        ЕдиницаИзмерения: uuid('unit-pcs'),
+        Цена,
+        Сумма,
+      })
+      const moved = await app.importMore([
+        {
+          type: 'Справочник.СпецификацииНоменклатуры',
+          ref: uuid('sp-beam'),
+          Код: 'С-009',
+          Наименование: 'Ящик',
+          ЭтоГруппа: false,
+          Материалы: [row('n-missing', 1, 2, 0), row('n-bolt', 1, 0, 0.1), row('n-bolt', 1, 0, 0.2)],
+        },
+      ])
+      assert.equal(moved.ok, true)
+      assert.deepEqual(await items('болт'), [
+        ['С-004', ['М-0004', 'М-0004', 'М-0004', 'М-0004', 'М-0004'], 150],
+        ['С-005', Array(10).fill('М-0004'), 550],
+        ['С-009', ['М-0004', 'М-0004'], 0.3],
+      ])
+      assert.deepEqual(
+        (await materials('болт')).map((s: unknown[]) => s[0]),
+        ['С-004', 'С-005', 'С-009'],
+      )
     })
   })
 }
