@@ -78,6 +78,8 @@ const SCAN_REFS = 1000
 
 /** The conditions through the index that `readFirst` replaces by the refs it read. */
 const throughIndex = new WeakSet<Condition>()
+/** The vocabulary's words that contain a request's needle, as `readyItems` read them. */
+const wordsRead = new WeakMap<RequestContext, string[]>()
 /** What `readFirst` read for a request, for its `fullPage`. */
 const readRows = new WeakMap<RequestContext, ReadonlyMap<string, JoinedMaterials>>()
 
@@ -242,6 +244,7 @@ export const specifications: ListEndpoint = {
     const needle = readsFirst(ctx)
     if (needle === undefined || !isWordPart(needle)) return undefined
     const words = await wordsHolding(ctx.sql, needle)
+    wordsRead.set(ctx, words)
     return words.length === 1 ? readWordItems(ctx.sql, 'api_specifications', MATERIAL_ITEMS, words[0]!) : undefined
   },
   // The matching rows through the index, once: their refs select the list (a JSON parameter,
@@ -249,7 +252,7 @@ export const specifications: ListEndpoint = {
   readFirst: async (ctx, where) => {
     const needle = readsFirst(ctx)
     if (needle === undefined) return where
-    const rows = await readMatchingMaterials(ctx.sql, needle)
+    const rows = await readMatchingMaterials(ctx.sql, needle, wordsRead.get(ctx))
     readRows.set(ctx, rows)
     const refs: Condition = { kind: 'sql', ...ctx.sql.dialect.inList('api_specifications.ref', [...rows.keys()], rows.size > SCAN_REFS) }
     return where.map((c) => (throughIndex.has(c) ? refs : c))
@@ -272,7 +275,8 @@ export const specifications: ListEndpoint = {
       // `material` alone: the rows `readFirst` read for the whole list. Narrowed by other
       // filters (or beyond the index): each page's own rows, tested.
       const needle = readsFirst(ctx)
-      const first = needle === undefined ? undefined : (readRows.get(ctx) ?? (await readMatchingMaterials(ctx.sql, needle)))
+      const first =
+        needle === undefined ? undefined : (readRows.get(ctx) ?? (await readMatchingMaterials(ctx.sql, needle, wordsRead.get(ctx))))
       const joined: ByOwner<JoinedMaterials> = first
         ? (ref) => {
             const found = first.get(ref)

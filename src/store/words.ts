@@ -57,8 +57,21 @@ export const wordsDdl = (table: string, rowKey: string, index: WordsIndex, diale
 export const dropWordsDdl = (table: string): string =>
   `DROP TABLE IF EXISTS ${wordsTable(table)};\nDROP TABLE IF EXISTS ${vocabularyTable(table)};`
 
-/** Entries leaving the words index are listed here, then deleted by one statement. */
-const GONE = '_words_gone'
+/**
+ * Deletes the entries of `index` whose primary key is one of `gone`'s rows (in key order):
+ * listed in a temp table of the key's columns (one per index, so the next batch empties it
+ * rather than creating it again), then one DELETE.
+ */
+async function deleteEntries(sql: SqlPort, index: TableDef, gone: readonly (readonly SqlValue[])[]): Promise<void> {
+  if (gone.length === 0) return
+  const list = `_${index.name}_gone`
+  const key = index.primaryKey
+  const type = (name: string) => sql.dialect.types[index.columns.find((c) => c.name === name)!.type]
+  await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${list} (${key.map((c) => `${c} ${type(c)}`).join(', ')})`)
+  await sql.run(sql.dialect.empty(list))
+  await sql.insertRows(list, key, gone)
+  await sql.run(`DELETE FROM ${index.name} WHERE (${key.join(', ')}) IN (SELECT ${key.join(', ')} FROM ${list})`)
+}
 
 /**
  * Keeps a read model's words index in step with a rebuild of its rows, from the values the
@@ -94,11 +107,7 @@ export class WordEntries {
     )
     const gone: SqlValue[][] = []
     for (const row of rows) for (const word of wordsOf(String(row.words))) gone.push([word, row.ref!, row[key]!])
-    if (gone.length === 0) return
-    await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${GONE} (word TEXT, ref TEXT, k INTEGER)`)
-    await sql.run(sql.dialect.empty(GONE))
-    await sql.insertRows(GONE, ['word', 'ref', 'k'], gone)
-    await sql.run(`DELETE FROM ${wordsTable(this.#table)} WHERE (word, ref, ${key}) IN (SELECT word, ref, k FROM ${GONE})`)
+    await deleteEntries(sql, wordsTableDef(this.#table, key, this.#index), gone)
   }
 
   /** Rows just written (`columns` name their values): their entries, and their words in the vocabulary. */
@@ -169,9 +178,6 @@ export const wordItemsDdl = (table: string, index: WordItemsIndex, dialect: Dial
 
 export const dropWordItemsDdl = (table: string): string => `DROP TABLE IF EXISTS ${wordItemsTable(table)};`
 
-/** Items leaving the index are listed here, then deleted by one statement. */
-const ITEMS_GONE = '_word_items_gone'
-
 /** Keeps a list model's ready items per word in step with a rebuild of its rows (WordItemsIndex). */
 export class WordItemEntries {
   readonly #sql: SqlPort
@@ -196,12 +202,7 @@ export class WordItemEntries {
     const rows = await sql.all<Record<string, SqlValue>>(`SELECT ref, ${[...order, column].join(', ')} FROM ${this.#table} WHERE ${where}`)
     const gone: SqlValue[][] = []
     for (const row of rows) for (const word of wordsOf(String(row[column]))) gone.push([word, ...order.map((c) => row[c]!), row.ref!])
-    if (gone.length === 0) return
-    const key = ['word', ...order, 'ref']
-    await sql.exec(`CREATE TEMP TABLE IF NOT EXISTS ${ITEMS_GONE} (${key.map((c) => `${c} TEXT`).join(', ')})`)
-    await sql.run(sql.dialect.empty(ITEMS_GONE))
-    await sql.insertRows(ITEMS_GONE, key, gone)
-    await sql.run(`DELETE FROM ${wordItemsTable(this.#table)} WHERE (${key.join(', ')}) IN (SELECT ${key.join(', ')} FROM ${ITEMS_GONE})`)
+    await deleteEntries(sql, wordItemsTableDef(this.#table, this.#index), gone)
   }
 
   /** List rows just written (`columns` name their values): their items under each word of their rows. */

@@ -52,8 +52,8 @@ const signature = (model: ReadModel): string =>
         ...(model.rowKey || model.traces ? [model.rowKey ?? null, model.traces ?? [], readModelTable(model).clustered ?? false] : []),
         ...(model.suffixed ? [{ suffixed: model.suffixed }] : []),
         ...(model.words ? [{ words: model.words }] : []),
-        // The item builder is code: `version` says when what it prints changes.
-        ...(model.wordItems ? [{ wordItems: { ...model.wordItems, item: undefined } }] : []),
+        // JSON leaves out the item builder (code): `version` says when what it prints changes.
+        ...(model.wordItems ? [{ wordItems: model.wordItems }] : []),
       ]),
     )
     .digest('hex')

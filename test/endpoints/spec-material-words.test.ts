@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test'
 import { readJoinedMaterials, readMatchingMaterials } from '../../src/endpoints/shared/spec-materials.js'
 import { SPEC_MATERIAL_ROWS } from '../../src/endpoints/shared/spec-material-rows.js'
 import { isWordPart, vocabularyTable, wordItemsTable, wordsOf, wordsTable } from '../../src/store/words.js'
-import { productionFixture } from '../fixtures/production.js'
+import { productionFixture, specificationsData } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
 import { uuid } from '../support/refs.js'
@@ -200,23 +200,8 @@ for (const backend of BACKENDS) {
       )
 
       // A renamed specification moves in the list: its items leave their old place.
-      const row = (item: string, Количество: number, Цена: number, Сумма: number) => ({
-        Номенклатура: uuid(item),
-        Количество,
-        ЕдиницаИзмерения: uuid('unit-pcs'),
-        Цена,
-        Сумма,
-      })
-      const moved = await app.importMore([
-        {
-          type: 'Справочник.СпецификацииНоменклатуры',
-          ref: uuid('sp-beam'),
-          Код: 'С-009',
-          Наименование: 'Ящик',
-          ЭтоГруппа: false,
-          Материалы: [row('n-missing', 1, 2, 0), row('n-bolt', 1, 0, 0.1), row('n-bolt', 1, 0, 0.2)],
-        },
-      ])
+      const beam = specificationsData.find((o) => o.ref === uuid('sp-beam'))!
+      const moved = await app.importMore([{ ...beam, Наименование: 'Ящик' }])
       assert.equal(moved.ok, true)
       assert.deepEqual(await items('болт'), [
         ['С-004', ['М-0004', 'М-0004', 'М-0004', 'М-0004', 'М-0004'], 150],

@@ -241,14 +241,14 @@ export function materialsItem(short: Buffer, rows: readonly Readonly<Record<stri
  * reads the words index (store/words.ts): the entries under the words that contain it, one
  * range each; any other through the trigram index of the rows.
  */
-async function matchingRows(sql: SqlPort, needle: string): Promise<{ text: string; params: SqlValue[] }> {
+async function matchingRows(sql: SqlPort, needle: string, holding?: readonly string[]): Promise<{ text: string; params: SqlValue[] }> {
   const d = sql.dialect
   if (isWordPart(needle)) {
-    const words = await wordsHolding(sql, needle)
+    const words = holding ?? (await wordsHolding(sql, needle))
     const entries = `SELECT ref AS owner, line, short, part FROM ${wordsTable(SPEC_MATERIAL_ROWS)}`
     // One word: its range is in the key's order already. Several: a row holding two of them
     // has an entry under each.
-    if (words.length === 1) return { text: `${entries} WHERE word = ? ORDER BY ref, line`, params: words }
+    if (words.length === 1) return { text: `${entries} WHERE word = ? ORDER BY ref, line`, params: [...words] }
     const any = d.inList('word', words)
     return { text: `SELECT DISTINCT * FROM (${entries} WHERE ${any.text}) AS w ORDER BY owner, line`, params: any.params }
   }
@@ -263,11 +263,16 @@ async function matchingRows(sql: SqlPort, needle: string): Promise<{ text: strin
  * Every ready row whose code or name holds `needle` (materialNeedle), joined per
  * specification in line order as readJoinedMaterials joins them, by the specification's ref:
  * one statement for a whole list, whose keys are also the specifications it selects
- * (specifications.ts `readFirst`).
+ * (specifications.ts `readFirst`). `holding`: the vocabulary's words that contain a word
+ * part, when the request has read them already (wordsHolding).
  */
-export async function readMatchingMaterials(sql: SqlPort, needle: string): Promise<ReadonlyMap<string, JoinedMaterials>> {
+export async function readMatchingMaterials(
+  sql: SqlPort,
+  needle: string,
+  holding?: readonly string[],
+): Promise<ReadonlyMap<string, JoinedMaterials>> {
   const d = sql.dialect
-  const rows = await matchingRows(sql, needle)
+  const rows = await matchingRows(sql, needle, holding)
   const grouped = `SELECT owner, ${d.concatPage('short', 'line')} AS list, ${d.concatPage('part', 'line')} AS parts FROM (${rows.text}) AS r GROUP BY owner`
   const found = new Map<string, JoinedMaterials>()
   if (d.concatRecords) {
