@@ -10,8 +10,9 @@
 // (passed as `serve --workers`), BENCH_SERVE_ARGS (more `serve` flags, space-separated),
 // BENCH_TABLES (default cold,warm: the cold table, `serve --answer-cache 0` so every answer
 // is built, and the warm one, answers kept, beside it), BENCH_P99_CONNECTIONS (64: the
-// cold table's second p99, one docgate run and one bare run at that many connections after the rounds,
-// then an open loop (bench/scale/open-loop.ts) at half docgate's rate over as many connections, each),
+// cold table's second p99, the median of as many runs as rounds at that many connections after the
+// rounds, docgate and bare alternating after a warm-up of each there, then an open loop
+// (bench/scale/open-loop.ts) at half docgate's rate over as many connections, each),
 // DOCGATE_BENCH_PG_URL (also on PostgreSQL: a database
 // docgate_bench_scale_N is loaded on that server and kept), BENCH_ENGINES (default
 // sqlite,postgres), BENCH_BUILD_MINUTES (bound of building a store, 60), BENCH_MIN_REQUESTS
@@ -69,10 +70,10 @@ interface Result {
   readonly ours: WrkRun[]
   readonly bare: WrkRun[]
   readonly ratios: number[]
-  /** The cold table's run at BENCH_P99_CONNECTIONS… */
-  readonly crowded?: WrkRun
+  /** The cold table's runs at BENCH_P99_CONNECTIONS… */
+  readonly crowded?: WrkRun[]
   /** …and the bare server's, the floor of what wrk and this machine measure there. */
-  readonly crowdedBare?: WrkRun
+  readonly crowdedBare?: WrkRun[]
   /** The cold table's open loop at half docgate's rate over BENCH_P99_CONNECTIONS… */
   readonly paced?: OpenLoopRun
   /** …and the bare server's at the same rate. */
@@ -86,6 +87,11 @@ const temperatureArgs = (t: Temperature): string[] => (t === 'cold' ? ['--answer
 const ratio = (x: number): string => (x >= 0.1 ? x.toFixed(2) : x.toFixed(3))
 const int = (x: number): string => Math.round(x).toLocaleString('en-US')
 const rate = (x: number): string => (x < 100 ? x.toFixed(1) : int(x))
+/** The runs' median p99 and its range, in ms. */
+const p99s = (runs: readonly WrkRun[]): string => {
+  const p = runs.map((w) => w.p99Ms)
+  return `${median(p).toFixed(1)} (${Math.min(...p).toFixed(1)}–${Math.max(...p).toFixed(1)})`
+}
 const size = (bytes: number): string =>
   bytes >= 2 ** 20 ? `${(bytes / 2 ** 20).toFixed(1)} MB` : bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} B`
 
@@ -194,15 +200,26 @@ async function measureCase(db: string, workers: string[], t: Temperature, c: Cas
         `    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`,
       )
     }
-    // A crowd of clients shows the latency a small answer keeps behind the others. The bare
-    // server's p99 there is no constant: on two cores it has measured 5 and 66 ms in runs
-    // back to back, so it is printed beside docgate's.
-    const crowded = t === 'cold' ? await run(docgate, c, seconds, p99Connections) : undefined
-    const crowdedBare = crowded ? await run(bare, c, seconds, p99Connections) : undefined
-    if (crowded && crowdedBare)
+    // A crowd of clients shows the latency a small answer keeps behind the others. One run's
+    // p99 there is no constant, for the bare server as for docgate: a run after a pause has
+    // measured 8–25 times the p99 of the runs right after it, while the handler's own p99
+    // stayed under a millisecond. So each server is warmed at that crowd, then measured in
+    // `rounds` runs alternating as above, and the median p99 kept.
+    let crowded: WrkRun[] | undefined
+    let crowdedBare: WrkRun[] | undefined
+    if (t === 'cold') {
+      await run(docgate, c, warmup, p99Connections)
+      await run(bare, c, warmup, p99Connections)
+      crowded = []
+      crowdedBare = []
+      for (let r = 0; r < rounds; r++) {
+        const pair = r % 2 === 0 ? [docgate, bare] : [bare, docgate]
+        for (const server of pair) (server === docgate ? crowded : crowdedBare).push(await run(server, c, seconds, p99Connections))
+      }
       console.log(
-        `    ${p99Connections} connections: docgate ${rate(crowded.rps)}/s, p99 ${crowded.p99Ms.toFixed(1)} ms; bare ${int(crowdedBare.rps)}/s, p99 ${crowdedBare.p99Ms.toFixed(1)} ms`,
+        `    ${p99Connections} connections, ${rounds} runs: docgate ${rate(median(crowded.map((w) => w.rps)))}/s, p99 ${p99s(crowded)} ms; bare ${int(median(crowdedBare.map((w) => w.rps)))}/s, p99 ${p99s(crowdedBare)} ms`,
       )
+    }
     // A saturated server's p99 is its queue (64 clients waiting on one core), whatever its
     // pauses: the tail a client sees at a load the server carries is taken by an open loop at
     // half the rate docgate reached, each request timed from when it was due.
@@ -234,7 +251,7 @@ function table(engine: string, t: Temperature, results: readonly Result[], halfO
   console.log(
     `\n${engine}, ${t === 'cold' ? 'cold (--answer-cache 0: every answer built)' : 'warm (answers kept)'}, demo scale ${scale}: ${rounds} rounds of ${duration} s (up to ${maxDuration} s for slow requests: ≥ ${minRequests} answers), wrk -t1 -c${connections} on core ${WRK_CORE}, servers on core ${SERVER_CORE}` +
       (t === 'cold'
-        ? `; p99 c${p99Connections}: one docgate run and one bare run at ${p99Connections} connections; p99 ½: an open loop at half docgate's rate over ${p99Connections} connections, docgate and bare`
+        ? `; p99 c${p99Connections}: the median p99 of ${rounds} runs each at ${p99Connections} connections, docgate and bare alternating, after a warm-up there; p99 ½: an open loop at half docgate's rate over ${p99Connections} connections, docgate and bare`
         : ''),
   )
   const crowd = results.some((r) => r.crowded !== undefined)
@@ -259,8 +276,8 @@ function table(engine: string, t: Temperature, results: readonly Result[], halfO
     const errors = [
       ...r.ours,
       ...r.bare,
-      ...(r.crowded ? [r.crowded] : []),
-      ...(r.crowdedBare ? [r.crowdedBare] : []),
+      ...(r.crowded ?? []),
+      ...(r.crowdedBare ?? []),
       ...(r.paced ? [r.paced] : []),
       ...(r.pacedBare ? [r.pacedBare] : []),
     ].reduce((n, w) => n + w.errors, 0)
@@ -289,7 +306,12 @@ function table(engine: string, t: Temperature, results: readonly Result[], halfO
         ratio(m),
         `${ratio(Math.min(...r.ratios))}–${ratio(Math.max(...r.ratios))}`,
         median(r.ours.map((w) => w.p99Ms)).toFixed(1),
-        ...(crowd ? [r.crowded, r.crowdedBare, r.paced, r.pacedBare].map((w) => (w ? w.p99Ms.toFixed(1) : '–')) : []),
+        ...(crowd
+          ? [
+              ...[r.crowded, r.crowdedBare].map((w) => (w ? median(w.map((x) => x.p99Ms)).toFixed(1) : '–')),
+              ...[r.paced, r.pacedBare].map((w) => (w ? w.p99Ms.toFixed(1) : '–')),
+            ]
+          : []),
         (halfOf ? r.c.beforePg : r.c.before) ?? '–',
         targets.length === 0 ? '–' : targets.join(', '),
         met,
