@@ -155,6 +155,31 @@ async function paced(server: Server, c: Case, seconds: number, perSecond: number
   return r
 }
 
+/**
+ * `rounds` runs of each server, `ours` first in odd rounds and `bare` first in even ones:
+ * alternating who goes first cancels a drift of the machine's load within a round.
+ */
+async function alternating(
+  ours: Server,
+  bare: Server,
+  measure: (server: Server) => Promise<WrkRun>,
+  each?: (round: number, o: WrkRun, b: WrkRun) => void,
+): Promise<[WrkRun[], WrkRun[]]> {
+  const o: WrkRun[] = []
+  const b: WrkRun[] = []
+  for (let r = 0; r < rounds; r++) {
+    if (r % 2 === 0) {
+      o.push(await measure(ours))
+      b.push(await measure(bare))
+    } else {
+      b.push(await measure(bare))
+      o.push(await measure(ours))
+    }
+    each?.(r, o[r]!, b[r]!)
+  }
+  return [o, b]
+}
+
 async function measureCase(db: string, workers: string[], t: Temperature, c: Case, dir: string): Promise<Result> {
   const docgate = await startPinned(SERVER_CORE, serveArgs(db, workers, t), ROOT)
   let bare: Server | undefined
@@ -178,28 +203,18 @@ async function measureCase(db: string, workers: string[], t: Temperature, c: Cas
     // a slow request gets runs long enough for BENCH_MIN_REQUESTS answers (bounded).
     const seconds = Math.min(maxDuration, Math.max(duration, Math.ceil(minRequests / Math.max(warm.rps, 0.1))))
     if (seconds > duration) console.log(`    ${seconds} s per run (${warm.rps.toFixed(1)} answers/s in the warm-up)`)
-    const ours: WrkRun[] = []
-    const base: WrkRun[] = []
-    const ratios: number[] = []
-    for (let r = 0; r < rounds; r++) {
-      // Alternating who goes first cancels a drift of the machine's load within a round.
-      let o: WrkRun
-      let b: WrkRun
-      if (r % 2 === 0) {
-        o = await run(docgate, c, seconds)
-        b = await run(bare, c, seconds)
-      } else {
-        b = await run(bare, c, seconds)
-        o = await run(docgate, c, seconds)
-      }
-      ours.push(o)
-      base.push(b)
-      ratios.push(o.rps / b.rps)
-      const errors = o.errors + b.errors > 0 ? `  errors ${o.errors}/${b.errors}` : ''
-      console.log(
-        `    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`,
-      )
-    }
+    const [ours, base] = await alternating(
+      docgate,
+      bare,
+      (server) => run(server, c, seconds),
+      (r, o, b) => {
+        const errors = o.errors + b.errors > 0 ? `  errors ${o.errors}/${b.errors}` : ''
+        console.log(
+          `    round ${r + 1}: docgate ${rate(o.rps)}/s (p99 ${o.p99Ms.toFixed(1)} ms), bare ${int(b.rps)}/s, ratio ${ratio(o.rps / b.rps)}${errors}`,
+        )
+      },
+    )
+    const ratios = ours.map((o, r) => o.rps / base[r]!.rps)
     // A crowd of clients shows the latency a small answer keeps behind the others. One run's
     // p99 there is no constant, for the bare server as for docgate: a run after a pause has
     // measured 8–25 times the p99 of the runs right after it, while the handler's own p99
@@ -210,12 +225,7 @@ async function measureCase(db: string, workers: string[], t: Temperature, c: Cas
     if (t === 'cold') {
       await run(docgate, c, warmup, p99Connections)
       await run(bare, c, warmup, p99Connections)
-      crowded = []
-      crowdedBare = []
-      for (let r = 0; r < rounds; r++) {
-        const pair = r % 2 === 0 ? [docgate, bare] : [bare, docgate]
-        for (const server of pair) (server === docgate ? crowded : crowdedBare).push(await run(server, c, seconds, p99Connections))
-      }
+      ;[crowded, crowdedBare] = await alternating(docgate, bare, (server) => run(server, c, seconds, p99Connections))
       console.log(
         `    ${p99Connections} connections, ${rounds} runs: docgate ${rate(median(crowded.map((w) => w.rps)))}/s, p99 ${p99s(crowded)} ms; bare ${int(median(crowdedBare.map((w) => w.rps)))}/s, p99 ${p99s(crowdedBare)} ms`,
       )
