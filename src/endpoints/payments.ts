@@ -54,7 +54,7 @@ export const payments: ListEndpoint = {
   },
   readModel: printing(Payment, {
     table: 'api_payments',
-    version: 1,
+    version: 2,
     source: 'doc_expense_requests',
     columns: [
       ...documentColumns('expense_date'),

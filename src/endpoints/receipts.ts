@@ -95,7 +95,7 @@ export const receipts: ListEndpoint = {
   },
   readModel: printing(Receipt, {
     table: 'api_receipts',
-    version: 1,
+    version: 2,
     source: 'doc_receipts',
     columns: [...documentColumns('date'), ...foldedColumns('counterparty_f', 'organization_f', 'warehouse_f', 'responsible_f')],
     indexes: [newestFirstIndex('date')],

@@ -1,10 +1,40 @@
-// Attachment contents inside stored full forms: a form prints a mark where a content goes,
-// so the store keeps the form without the bytes and the server splices them in from their
-// chunks while it streams (full-forms.ts).
+// Attachment contents inside stored full forms. A document's small contents are kept in its
+// form as ready Base64; a larger content prints a mark where it goes, so the store keeps the
+// form without its bytes and the server splices them in from their chunks while it streams
+// (full-forms.ts).
 import { randomUUID } from 'node:crypto'
 import { BLOB_CHUNK, chunkTable } from '../store/blobs.js'
+import { readByOwner } from '../store/by-owner.js'
 import type { SqlPort } from '../store/sql.js'
 import { Base64Blob } from './json-stream.js'
+
+/**
+ * A document whose attachment contents weigh this many bytes or less in all keeps them in
+ * its stored form as Base64 (decision "Small attachment contents kept ready"): spliced in,
+ * each costs a read and an encoding per request, far more than its bytes. The bound keeps a
+ * page of forms within PAGE_ROWS times it; a heavier document's contents stay in their chunks.
+ */
+export const READY_CONTENTS = 16 * 1024
+
+/** The first chunks of contents (`owner` is the attachment), all of them one chunk long, as stored now. */
+export const FIRST_CHUNKS = (list: string): string =>
+  `SELECT owner, chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner IN (${list}) AND seq = 0`
+
+/** The error of a content whose stored length is not the size its attachment was read with. */
+export const changedContent = (ref: string): Error => new Error(`attachment ${ref} changed while it was being read`)
+
+/**
+ * The Base64 of `refs`' contents, each of one chunk or less, read many per statement. The
+ * returned function throws for a content whose stored length is not `size`.
+ */
+export async function readyContents(sql: SqlPort, refs: readonly string[]): Promise<(ref: string, size: number) => string> {
+  const chunks = await readByOwner<{ owner: string; chunk: Buffer }>(sql, FIRST_CHUNKS, refs, [], { owner: 'text', chunk: 'bytes' })
+  return (ref, size) => {
+    const chunk = chunks(ref)[0]?.chunk
+    if (!chunk || chunk.length !== size) throw changedContent(ref)
+    return chunk.toString('base64')
+  }
+}
 
 /**
  * What JSON.stringify prints for a StoredBlob, before its ref and size: NUL and a random
@@ -36,7 +66,7 @@ export function content(sql: SqlPort, ref: string, size: number): StoredBlob {
     const chunk = rows[0]?.chunk
     // The file may have been replaced by an import since its size was read: better a broken
     // response than a silently corrupt file.
-    if (!chunk || chunk.length !== length) throw new Error(`attachment ${ref} changed while it was being read`)
+    if (!chunk || chunk.length !== length) throw changedContent(ref)
     return chunk
   })
 }

@@ -5,11 +5,11 @@
 import { base64, serialize } from './json-stream.js'
 import type { ChunkWriter } from './json-stream.js'
 import { messages } from '../values/messages.js'
-import { BLOB_CHUNK, chunkTable } from '../store/blobs.js'
+import { BLOB_CHUNK } from '../store/blobs.js'
 import type { Row, SqlPort } from '../store/sql.js'
 import type { FullResult, RequestContext } from './define.js'
 import { OWNERS_PER_QUERY, readByOwner } from '../store/by-owner.js'
-import { BLOB_MARK, content } from './attachments.js'
+import { BLOB_MARK, FIRST_CHUNKS, changedContent, content } from './attachments.js'
 
 /** The full forms of one page's rows; a row whose form fails gets an `errors` entry and leaves `data`. */
 export async function fullForms(
@@ -115,10 +115,6 @@ const BATCH_BYTES = 4 * BLOB_CHUNK
 /** …and this many contents. */
 const BATCH_CONTENTS = OWNERS_PER_QUERY
 
-/** The first chunks of contents, all of them one chunk long, as stored now. */
-const FIRST_CHUNKS = (list: string) =>
-  `SELECT owner, chunk FROM ${chunkTable('cat_attachments', 'data')} WHERE owner IN (${list}) AND seq = 0`
-
 async function* spliced(sql: SqlPort, bytes: Buffer, spots: readonly Spot[], out: ChunkWriter): AsyncGenerator<Buffer> {
   let at = 0
   // The contents of one chunk or less are read many per statement (a page of payments has
@@ -143,7 +139,7 @@ async function* spliced(sql: SqlPort, bytes: Buffer, spots: readonly Spot[], out
     if (size === 0) continue
     const chunk = batch(ref)[0]?.chunk
     // As content() does: a file replaced by an import since its size was read breaks the answer rather than corrupt it.
-    if (!chunk || chunk.length !== size) throw new Error(`attachment ${ref} changed while it was being read`)
+    if (!chunk || chunk.length !== size) throw changedContent(ref)
     yield* base64(chunk, out)
   }
   if (out.push(bytes.subarray(at))) yield out.take()!

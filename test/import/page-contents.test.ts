@@ -1,11 +1,13 @@
 // A ready page of full forms whose documents carry attachments keeps its joined body and
 // where each content goes (views/pages.ts); serving splices the contents in,
-// the small ones read many per statement, a longer one chunk by chunk (full-forms.ts). The
-// answer is byte for byte what the rows print one by one.
+// the small ones read many per statement, a longer one chunk by chunk (full-forms.ts). A
+// document whose contents weigh READY_CONTENTS or less in all keeps them in its form as
+// Base64 (views/attachments.ts). The answer is byte for byte what the rows print one by one.
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { ListEndpoint } from '../../src/endpoints/define.js'
 import { ENDPOINTS } from '../../src/endpoints/index.js'
+import { READY_CONTENTS } from '../../src/views/attachments.js'
 import { storedForm } from '../../src/views/full-forms.js'
 import { PAGES_TABLE, fullKey } from '../../src/views/pages.js'
 import { ChunkWriter } from '../../src/views/json-stream.js'
@@ -33,7 +35,8 @@ const content = (seed: number, size: number): Buffer => {
 }
 
 // Five requests on 2025-06-10 and one on 2025-06-11. Contents of 700,000 bytes: four of
-// them exceed one statement's 3 MiB of small contents, so those are read in two.
+// them exceed one statement's 3 MiB of small contents, so those are read in two. The
+// contents of 06-11 weigh nine bytes: kept ready in the form, nothing to splice.
 const FILES: Record<string, [name: string, size: number][]> = {
   'стр-1': [
     ['a.txt', 11],
@@ -125,7 +128,7 @@ for (const backend of BACKENDS) {
       // The contents of each form holding some, in the page's order (the store aggregates them in
       // any order); the first element is the page's base.
       const spotsByForm = (blobs: string) =>
-        (JSON.parse(blobs) as [number, unknown[]][])
+        (blobs === '' ? [] : (JSON.parse(blobs) as [number, unknown[]][]))
           .slice(1)
           .sort((a, b) => a[0] - b[0])
           .map(([, spots]) => spots.length)
@@ -137,7 +140,7 @@ for (const backend of BACKENDS) {
         pages.map((p) => [p.bucket, Number(p.seq), Number(p.n), Boolean(Number(p.missing)), spotsByForm(String(p.blobs))]),
         [
           ['2025-06-10', 0, 5, false, [2, 3, 2, 2]],
-          ['2025-06-11', 0, 1, false, [1]],
+          ['2025-06-11', 0, 1, false, []],
         ],
       )
     })
@@ -147,7 +150,7 @@ for (const backend of BACKENDS) {
       const how = { signal: new AbortController().signal }
       const request = (query: string) => ({ service: 'payments', query, now: new Date('2025-06-20T12:00:00Z') })
       assert.equal(LOOP_BYTES, 1024 * 1024)
-      // 06-10 splices ~3 MB of contents; 06-11, nine bytes.
+      // 06-10 splices ~3 MB of contents; 06-11 keeps its nine bytes ready.
       assert.equal(await loop.attempt(request('full=true&date=10.06.2025'), how), null)
       const small = await loop.attempt(request('full=true&date=11.06.2025'), how)
       assert.notEqual(small, null)
@@ -163,11 +166,10 @@ for (const backend of BACKENDS) {
       assert.ok(!Buffer.isBuffer(body), 'a page with contents is streamed')
       const got = await text(body)
       const reads = log.map((r) => [/FROM (\w+)/.exec(r.text)![1], r.params.length])
-      // The pages; the small content of 06-11 (newest first); then those of 06-10 up to 3 MiB
-      // (seven, padded to a power of two), the long one chunk by chunk, the one left over.
+      // The pages; then the contents of 06-10 up to 3 MiB (seven, padded to a power of two),
+      // the long one chunk by chunk, the one left over. 06-11's is in its page already.
       assert.deepEqual(reads, [
         ['ready_pages', 3],
-        ['cat_attachments_data', 1],
         ['cat_attachments_data', 8],
         ['cat_attachments_data', 2],
         ['cat_attachments_data', 2],
@@ -224,24 +226,122 @@ for (const backend of BACKENDS) {
   })
 }
 
-describe('which endpoints splice attachment contents into their full pages', () => {
-  it('is payments and receipts, not supplier orders, whose attachments print as a list', async () => {
+describe('which endpoints print attachment contents in their full pages', () => {
+  it('is payments and receipts, which keep the small contents ready, not supplier orders, whose attachments print as a list', async () => {
     const store = await createTestStore('sqlite')
     try {
       const report = await importFixture(store.writer, documentsFixture)
       assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
-      const spliced: string[] = []
+      // The fixture's contents, a few bytes each, as their pages print them.
+      const contents = ['%PDF-1.4 счёт №15', 'ТОРГ-12', 'таблица'].map((t) => `"Данные":"${Buffer.from(t).toString('base64')}"`)
+      const printing: string[] = []
       for (const ep of ENDPOINTS) {
         if (ep.kind !== 'list' || !ep.fullPage) continue
-        const [row] = await store.writer.all<{ n: number }>(`SELECT count(*) AS n FROM ${PAGES_TABLE} WHERE model = ? AND blobs <> ''`, [
-          fullKey(ep.readModel.table),
-        ])
-        if (Number(row!.n) > 0) spliced.push(ep.service)
+        const pages = await store.writer.all<Row>(`SELECT body, blobs FROM ${PAGES_TABLE} WHERE model = ?`, [fullKey(ep.readModel.table)])
+        assert.deepEqual(
+          pages.filter((p) => p.blobs !== ''),
+          [],
+          `${ep.service}: nothing left to splice`,
+        )
+        if (pages.some((p) => contents.some((c) => String(p.body ?? '').includes(c)))) printing.push(ep.service)
       }
-      assert.deepEqual(spliced, ['payments', 'receipts'])
+      assert.deepEqual(printing, ['payments', 'receipts'])
     } finally {
       await store.writer.close()
       await store.cleanup()
     }
   })
 })
+
+for (const backend of BACKENDS) {
+  describe(`attachment contents kept ready in their document's form (${backend})`, () => {
+    // Two requests: contents of exactly READY_CONTENTS bytes in all, and one byte more.
+    const request = (key: string, i: number) => ({
+      type: REQUEST,
+      ref: uuid(key),
+      Номер: `ЗР-${String(i).padStart(4, '0')}`,
+      Дата: '2025-07-01T09:00:00',
+      ДатаРасхода: '2025-07-02T00:00:00',
+      СуммаДокумента: 100,
+      Проведен: true,
+    })
+    const file = (key: string, j: number, bytes: Buffer) => ({
+      type: FILE,
+      ref: uuid(`${key}-файл-${j}`),
+      Наименование: `f${j}`,
+      Объект: { type: REQUEST, ref: uuid(key) },
+      ИмяФайла: `f${j}.bin`,
+      Данные: bytes.toString('base64'),
+    })
+    const objects = [
+      request('лёгкий', 1),
+      file('лёгкий', 0, content(1, 16_000)),
+      file('лёгкий', 1, content(2, 384)),
+      request('тяжёлый', 2),
+      file('тяжёлый', 0, content(3, 16_000)),
+      file('тяжёлый', 1, content(4, 385)),
+    ]
+    let store: TestStore
+    before(async () => {
+      store = await fixtureStore(backend, objects)
+    })
+    after(() => endStore(backend, store))
+
+    const stored = async () =>
+      (await store.writer.all<Row>('SELECT number, full_form, full_blobs FROM api_payments ORDER BY number')).map((r) => [
+        r.number,
+        (r.full_form as Buffer).includes(`"Данные":"${content(1, 16_000).toString('base64')}"`),
+        (r.full_form as Buffer).includes(`"Данные":"${content(3, 16_000).toString('base64')}"`),
+        String(r.full_blobs) === '' ? 0 : (JSON.parse(String(r.full_blobs)) as unknown[]).length,
+      ])
+    const files = async () => {
+      const got = JSON.parse(await text(await answer(store.writer, 'full=true&date=02.07.2025'))) as {
+        data: { Номер: string; Вложения: { ИмяФайла: string; Данные: string }[] }[]
+      }
+      return got.data.map((d) => [d.Номер, d.Вложения.map((v) => Buffer.from(v.Данные, 'base64').length)])
+    }
+
+    it('keeps 16,384 bytes of contents in the form; one byte more stays in its chunks, spliced in', async () => {
+      assert.equal(READY_CONTENTS, 16_384)
+      assert.deepEqual(await stored(), [
+        ['ЗР-0001', true, false, 0],
+        ['ЗР-0002', false, false, 2],
+      ])
+      assert.deepEqual(await files(), [
+        ['ЗР-0002', [16_000, 385]],
+        ['ЗР-0001', [16_000, 384]],
+      ])
+    })
+
+    it('prints a content replaced by one of the same size at once: the import rebuilds its document', async () => {
+      const report = await importFixture(store.writer, [file('лёгкий', 0, content(5, 16_000)), file('тяжёлый', 0, content(6, 16_000))])
+      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      const got = JSON.parse(await text(await answer(store.writer, 'full=true&date=02.07.2025'))) as {
+        data: { Номер: string; Вложения: { ИмяФайла: string; Данные: string }[] }[]
+      }
+      assert.deepEqual(
+        got.data.map((d) => [d.Номер, d.Вложения.map((v) => v.Данные)]),
+        [
+          ['ЗР-0002', [content(6, 16_000).toString('base64'), content(4, 385).toString('base64')]],
+          ['ЗР-0001', [content(5, 16_000).toString('base64'), content(2, 384).toString('base64')]],
+        ],
+      )
+    })
+
+    it('gives a document an errors entry when a content is not its size as its form is built', async () => {
+      const ref = uuid('лёгкий-файл-1')
+      await store.writer.run('UPDATE cat_attachments_data SET chunk = ? WHERE owner = ?', [content(7, 383), ref])
+      const report = await importFixture(store.writer, [request('лёгкий', 1)])
+      assert.ok(report.ok, JSON.stringify(report.invalid.slice(0, 2)))
+      const got = JSON.parse(await text(await answer(store.writer, 'full=true&date=02.07.2025'))) as {
+        data: { Номер: string }[]
+        errors: string[]
+      }
+      assert.deepEqual(
+        got.data.map((d) => d.Номер),
+        ['ЗР-0002'],
+      )
+      assert.deepEqual(got.errors, [`payments: документ ${uuid('лёгкий')}: attachment ${ref} changed while it was being read`])
+    })
+  })
+}

@@ -5,7 +5,7 @@
 import { documentKind, numberDate } from '../../values/printed.js'
 import { dmy } from '../../values/dates.js'
 import type { SqlPort } from '../../store/sql.js'
-import { content } from '../../views/attachments.js'
+import { READY_CONTENTS, content, readyContents } from '../../views/attachments.js'
 import type { Base64Blob } from '../../views/json-stream.js'
 import { readByOwner } from '../../store/by-owner.js'
 import type { ByOwner } from '../../store/by-owner.js'
@@ -82,10 +82,34 @@ function attachments(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<A
   )
 }
 
-/** Вложения with `full=true` (payments, receipts): `[{ ИмяФайла, Данные (Base64) }]`; the contents are read only when serialized. */
-export async function attachmentFiles(sql: SqlPort, owners: readonly string[]): Promise<ByOwner<{ ИмяФайла: string; Данные: Base64Blob }>> {
+/**
+ * Вложения with `full=true` (payments, receipts): `[{ ИмяФайла, Данные (Base64) }]`. A
+ * document's contents of READY_CONTENTS bytes or less in all are read now; a heavier
+ * document's are read only when serialized.
+ */
+export async function attachmentFiles(
+  sql: SqlPort,
+  owners: readonly string[],
+): Promise<ByOwner<{ ИмяФайла: string; Данные: string | Base64Blob }>> {
   const rows = await attachments(sql, owners)
-  return (owner) => rows(owner).map((a) => ({ ИмяФайла: a.file_name, Данные: content(sql, a.ref, Number(a.size ?? 0)) }))
+  const ready = new Set<string>()
+  for (const owner of owners) {
+    let files: AttachmentRow[]
+    try {
+      files = rows(owner)
+    } catch {
+      continue // that document gets its own read's failure below
+    }
+    const sizes = files.map((a) => Number(a.size ?? 0))
+    if (sizes.reduce((sum, n) => sum + n, 0) <= READY_CONTENTS) for (const [i, a] of files.entries()) if (sizes[i]! > 0) ready.add(a.ref)
+  }
+  const base64 = ready.size > 0 ? await readyContents(sql, [...ready]) : undefined
+  return (owner) =>
+    rows(owner).map((a) => {
+      const size = Number(a.size ?? 0)
+      if (size === 0) return { ИмяФайла: a.file_name, Данные: '' }
+      return { ИмяФайла: a.file_name, Данные: ready.has(a.ref) ? base64!(a.ref, size) : content(sql, a.ref, size) }
+    })
 }
 
 /** Вложения with `full=true` (sorders): `[{ ЕстьВложение, ИмяФайла, ИдентификаторХранилища }]`. */
