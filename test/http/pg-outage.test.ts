@@ -110,7 +110,7 @@ describe('postgres: the database goes away and comes back', { skip: !process.env
 })
 
 describe('postgres: serving pool configuration (reliability battery CFG1)', () => {
-  it('the serving pool has bounded waits and a read-only session that compiles no statement (jit off)', () => {
+  it('the serving pool has bounded waits and a read-only session that compiles no statement (jit off) and plans each once', () => {
     const pool = servingPool('postgres://127.0.0.1:1/none')
     const o = pool.options as unknown as Record<string, unknown>
     assert.equal(o.connectionTimeoutMillis, 1000)
@@ -118,7 +118,21 @@ describe('postgres: serving pool configuration (reliability battery CFG1)', () =
     assert.equal(o.statement_timeout, 5000)
     assert.equal(o.idle_in_transaction_session_timeout, 10_000)
     assert.equal(o.max, 10)
-    assert.equal(o.options, '-c default_transaction_read_only=on -c jit=off')
+    assert.equal(o.options, '-c default_transaction_read_only=on -c jit=off -c plan_cache_mode=force_generic_plan')
     void pool.end()
+  })
+})
+
+describe('postgres: serving sessions', { skip: !process.env.DOCGATE_TEST_PG_URL }, () => {
+  it('are read-only, compile nothing and keep one plan per statement for any values', async () => {
+    const sql = await openReadOnly(process.env.DOCGATE_TEST_PG_URL!)
+    try {
+      const [row] = await sql.all<Record<string, string>>(
+        "SELECT current_setting('default_transaction_read_only') AS ro, current_setting('jit') AS jit, current_setting('plan_cache_mode') AS plans",
+      )
+      assert.deepEqual({ ...row }, { ro: 'on', jit: 'off', plans: 'force_generic_plan' })
+    } finally {
+      await sql.close()
+    }
   })
 })
