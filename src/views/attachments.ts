@@ -12,7 +12,7 @@ import { Base64Blob } from './json-stream.js'
  * A document whose attachment contents weigh this many bytes or less in all keeps them in
  * its stored form as Base64 (decision "Small attachment contents kept ready"): spliced in,
  * each costs a read and an encoding per request, far more than its bytes. The bound keeps a
- * page of forms within PAGE_ROWS times it; a heavier document's contents stay in their chunks.
+ * page of forms within PAGE_ROWS times its Base64; a heavier document's contents stay in their chunks.
  */
 export const READY_CONTENTS = 16 * 1024
 
