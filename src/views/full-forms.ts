@@ -1,7 +1,8 @@
 // Full forms as the import keeps them ready (views/rebuild.ts) and as the pipeline
 // serves them (pipeline/run.ts): the JSON bytes of a document's form, the `errors` entry
-// it carries, and where attachment contents go — those are never stored twice, they stay
-// in their chunks (store/blobs.ts) and are spliced into the bytes while streaming.
+// it carries, and where the attachment contents of a document too heavy to keep them in
+// its form (views/attachments.ts READY_CONTENTS) go — those stay in their chunks only
+// (store/blobs.ts) and are spliced into the bytes while streaming.
 import { base64, serialize } from './json-stream.js'
 import type { ChunkWriter } from './json-stream.js'
 import { messages } from '../values/messages.js'
