@@ -100,8 +100,8 @@ export async function attachmentFiles(
     } catch {
       continue // that document gets its own read's failure below
     }
-    const sizes = files.map((a) => Number(a.size ?? 0))
-    if (sizes.reduce((sum, n) => sum + n, 0) <= READY_CONTENTS) for (const [i, a] of files.entries()) if (sizes[i]! > 0) ready.add(a.ref)
+    if (files.reduce((sum, a) => sum + Number(a.size ?? 0), 0) > READY_CONTENTS) continue
+    for (const a of files) if (Number(a.size ?? 0) > 0) ready.add(a.ref)
   }
   const base64 = ready.size > 0 ? await readyContents(sql, [...ready]) : undefined
   return (owner) =>
