@@ -4,14 +4,18 @@
 // by every request due during it, and a server below saturation is not measured by the
 // queue of a saturated one. Run pinned to a core by bench/scale/wrk.ts `runOpenLoop`; its
 // options come as JSON in OPEN_LOOP, its figures go out as one line `OPEN_JSON {…}`.
-import { Agent, request } from 'node:http'
+import { connect } from 'node:net'
+import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { ResponseReader } from './responses.js'
 import type { OpenLoopOptions } from './wrk.js'
 
 const o = JSON.parse(process.env.OPEN_LOOP ?? '{}') as OpenLoopOptions & { readonly url: string }
 const target = new URL(o.url)
-const agent = new Agent({ keepAlive: true, maxSockets: o.connections })
 const interval = 1000 / o.rate
+const headerLines = Object.entries({ host: target.host, ...o.headers })
+  .map(([k, v]) => `${k}: ${v}\r\n`)
+  .join('')
 
 const dmy = (epochDay: number): string => {
   const d = new Date(epochDay * 86_400_000)
@@ -25,26 +29,82 @@ function path(): string {
   return `${p.prefix}from=${dmy(from)}&to=${dmy(from + p.width)}`
 }
 
+// Every connection reads into this one buffer (the reader keeps no byte of it past the call),
+// so answers of megabytes a second cost the client no allocation.
+const READ_BUFFER = Buffer.alloc(1024 * 1024)
+
 const latencies: number[] = []
 let errors = 0
-let open = 0
 let measuredFrom = 0
 
-function send(due: number): void {
-  open++
-  const done = (ok: boolean) => {
-    open--
-    if (!ok) errors++
-    else if (due >= measuredFrom) latencies.push(performance.now() - due)
-  }
-  const req = request({ agent, host: target.hostname, port: target.port, path: path(), headers: o.headers }, (res) => {
-    res.on('data', () => {})
-    res.once('end', () => done(res.statusCode !== undefined && res.statusCode < 400))
-    res.once('error', () => done(false))
+/** A keep-alive connection and the due time of the request it waits on (null: free). */
+interface Connection {
+  readonly socket: Socket
+  due: number | null
+}
+const free: Connection[] = []
+const all = new Set<Socket>()
+/** Due times of requests waiting for a free connection, oldest first. */
+const waiting: number[] = []
+let head = 0
+let opened = 0
+/** Requests answered or failed, warm-up included. */
+let ended = 0
+
+function done(due: number, ok: boolean): void {
+  ended++
+  if (!ok) errors++
+  else if (due >= measuredFrom) latencies.push(performance.now() - due)
+}
+
+function open(): Connection {
+  opened++
+  const reader = new ResponseReader((status) => {
+    done(c.due!, status < 400)
+    c.due = null
+    next(c)
   })
-  req.setTimeout(o.timeoutSeconds * 1000, () => req.destroy(new Error('timeout')))
-  req.once('error', () => done(false))
-  req.end()
+  const socket = connect({
+    host: target.hostname,
+    port: Number(target.port),
+    noDelay: true,
+    onread: {
+      buffer: READ_BUFFER,
+      callback: (n) => {
+        reader.push(READ_BUFFER.subarray(0, n))
+        return true
+      },
+    },
+  })
+  all.add(socket)
+  const c: Connection = { socket, due: null }
+  socket.setTimeout(o.timeoutSeconds * 1000, () => socket.destroy(new Error('timeout')))
+  socket.once('error', () => {})
+  socket.once('close', () => {
+    opened--
+    all.delete(socket)
+    const i = free.indexOf(c)
+    if (i !== -1) free.splice(i, 1)
+    if (c.due !== null) done(c.due, false)
+    c.due = null
+    // A request left waiting gets a new connection.
+    if (head < waiting.length) next(open())
+  })
+  return c
+}
+
+/** `c` takes the oldest waiting request, or becomes free. */
+function next(c: Connection): void {
+  if (head < waiting.length) {
+    c.due = waiting[head++]!
+    c.socket.write(`GET ${path()} HTTP/1.1\r\n${headerLines}\r\n`)
+  } else free.push(c)
+}
+
+function send(due: number): void {
+  waiting.push(due)
+  const c = free.pop() ?? (opened < o.connections ? open() : undefined)
+  if (c) next(c)
 }
 
 const start = performance.now()
@@ -61,17 +121,17 @@ await new Promise<void>((resolve) => {
   tick()
 })
 const giveUp = performance.now() + o.timeoutSeconds * 1000
-while (open > 0 && performance.now() < giveUp) await new Promise((r) => setTimeout(r, 5))
+while (ended < waiting.length && performance.now() < giveUp) await new Promise((r) => setTimeout(r, 5))
 latencies.sort((a, b) => a - b)
 const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0
 console.log(
   `OPEN_JSON ${JSON.stringify({
     answered: latencies.length,
-    errors: errors + open,
+    errors: errors + waiting.length - ended,
     rps: latencies.length / o.seconds,
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     maxMs: latencies.at(-1) ?? 0,
   })}`,
 )
-agent.destroy()
+for (const socket of all) socket.destroy()
