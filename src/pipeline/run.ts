@@ -6,13 +6,23 @@ import type { ComputedEndpoint, ListEndpoint } from '../endpoints/define.js'
 import type { RequestContext } from '../views/define.js'
 import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../views/full-forms.js'
 import { pageRowsSql, readPages } from '../views/pages.js'
-import { pagedList } from '../endpoints/define.js'
+import { listOrder, pagedList } from '../endpoints/define.js'
 import type { StoredPage } from '../views/pages.js'
 import type { PagedList } from '../views/define.js'
 import type { Condition } from '../store/plan.js'
-import { compileBoundedPage, compileCount, compileJoinedPage, compilePage, compilePageEnd, compileRecordsPage } from '../store/select.js'
+import {
+  compileBoundedPage,
+  compileCount,
+  compileJoinedPage,
+  compileJoinedRows,
+  compilePage,
+  compilePageEnd,
+  compileRecordsPage,
+  joinRows,
+  joinedParts,
+} from '../store/select.js'
 import { splitRecords } from '../store/records.js'
-import type { Row, SqlPort, SqlValue } from '../store/sql.js'
+import type { ColumnKind, Row, SqlPort, SqlValue } from '../store/sql.js'
 import { usesTrigrams } from '../store/trigram.js'
 import { ChunkWriter, ReadyJson, pushReady, serialize } from '../views/json-stream.js'
 import { OPEN_DATA, OPEN_ROWS, ROW_SEPARATOR, closeData, closeRows, closeRows as closeEnvelope } from './envelope.js'
@@ -34,6 +44,9 @@ const ONE_PAGE = 2 ** 31 - 1
 /** The columns of a joined page (compileJoinedPage), as SqlPort.readBytes reads them. */
 const JOINED_PAGE = { body: 'bytes', n: 'int' } as const
 const JOINED_FULL_PAGE = { ...JOINED_PAGE, special: 'int' } as const
+/** …and of its rows where the client joins them (compileJoinedRows). */
+const JOINED_ROWS = { short: 'bytes' } as const
+const JOINED_FULL_ROWS = { full_form: 'bytes', full_issue: 'text', full_blobs: 'text' } as const
 
 export interface RunOptions {
   readonly sql: SqlPort
@@ -178,7 +191,17 @@ async function listAnswer(
   const keep = (rows: Row[]) => (postFilters.length === 0 ? rows : rows.filter((r) => postFilters.every((f) => f(r))))
   const joinedForm = stored ? { form: 'full_form', special: ['full_issue', 'full_blobs'] } : { form: 'short' }
   const joinedColumns = stored ? JOINED_FULL_PAGE : JOINED_PAGE
+  const joinedRowColumns = stored ? JOINED_FULL_ROWS : JOINED_ROWS
+  // Rows joined here (Dialect.pageJoin) are read as stored bytes (PostgreSQL: a binary COPY)
+  // unless the request's conditions hold its text, which stays bound (reliability battery F3);
+  // a cursor's keys, signed by docgate, go into the COPY (store/pg-copy.ts inlineParams).
+  const readRows = (text: string, params: readonly SqlValue[], columns: Readonly<Record<string, ColumnKind>>) =>
+    plan.where.length > 0 ? sql.all<Row>(text, params) : sql.readBytes<Row>(text, params, columns)
   const joinedPage = async (after?: readonly SqlValue[], size = PAGE): Promise<JoinedPage> => {
+    if (sql.dialect.pageJoin === 'client') {
+      const { sql: text, params } = compileJoinedRows(plan, sql.dialect, size, { ...joinedForm, after })
+      return joinRows(await readRows(text, params, joinedRowColumns), joinedForm)
+    }
     // A whole list's first page has no parameter but its size: read as stored bytes
     // (readBytes: PostgreSQL's binary COPY). Conditions and a cursor hold request text, which
     // stays bound to a prepared statement; the bytes come in the dialect's form then.
@@ -195,6 +218,15 @@ async function listAnswer(
     const rows = await sql.all<Row>(text, params)
     return { at: keys.map((k) => rows[0]![k] as SqlValue), more: rows.length > 1 }
   }
+  /** The next page's cursor: the position of a page's last row, when more rows follow it. */
+  const cursorAfter = (more: boolean, last: Row | undefined): string | undefined =>
+    more && last
+      ? encodeCursor(
+          ep,
+          decided.pairs,
+          keys.map((k) => last[k] as SqlValue),
+        )
+      : undefined
   const out = new ChunkWriter()
   let count = 0
 
@@ -376,34 +408,47 @@ async function listAnswer(
     counted?.(count)
     out.push(closeRows(req.issues))
     parts.push(out.take()!)
-    const last = rows.at(-1)
-    const next =
-      more && last
-        ? encodeCursor(
-            ep,
-            decided.pairs,
-            keys.map((k) => last[k] as SqlValue),
-          )
-        : undefined
+    const next = cursorAfter(more, rows.at(-1))
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
     return Buffer.concat(parts)
   }
 
   /**
-   * A page of short forms, joined by the store as a whole list's pages are: one statement for
-   * its rows, and when it is full one for its last row's sort keys (the next cursor) and
-   * the row after them, if any (whether there is a next page).
+   * A page of short forms, joined as a whole list's pages are: by the store (storePaged) or,
+   * where the dialect says, here from its rows (rowsPaged).
    */
   async function joinedPaged(page: PageRequest): Promise<Buffer> {
-    const { body, n } = await joinedPage(page.after, page.limit)
-    let next: string | undefined
-    if (n === page.limit) {
-      const end = await pageEndAndMore(page.after, page.limit, true)
-      if (end.more) next = encodeCursor(ep, decided.pairs, end.at)
-    }
+    const kinds = sql.dialect.pageJoin === 'client' ? keyKinds(ep) : null
+    const { parts, n, next } = kinds ? await rowsPaged(page, kinds) : await storePaged(page)
     counted?.(n)
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
-    return Buffer.concat([OPEN_ROWS, body ?? Buffer.alloc(0), closeRows(req.issues)])
+    return Buffer.concat([OPEN_ROWS, ...parts, closeRows(req.issues)])
+  }
+
+  /**
+   * One statement for the page's joined rows, and when it is full one for its last row's sort
+   * keys (the next cursor) and the row after them, if any (whether there is a next page).
+   */
+  async function storePaged(page: PageRequest): Promise<{ parts: Buffer[]; n: number; next?: string }> {
+    const { body, n } = await joinedPage(page.after, page.limit)
+    const parts = body ? [body] : []
+    if (n < page.limit) return { parts, n }
+    const end = await pageEndAndMore(page.after, page.limit, true)
+    return { parts, n, ...(end.more ? { next: encodeCursor(ep, decided.pairs, end.at) } : {}) }
+  }
+
+  /**
+   * The same page where the client joins it (Dialect.pageJoin): one statement reads its rows
+   * with their sort keys and the row after them, if any, which says whether another follows.
+   */
+  async function rowsPaged(page: PageRequest, kinds: Readonly<Record<string, ColumnKind>>) {
+    const form = { form: 'short', after: page.after, keys: true }
+    const { sql: text, params } = compileJoinedRows(plan, sql.dialect, page.limit + 1, form)
+    const rows = await readRows(text, params, { ...JOINED_ROWS, ...kinds })
+    const more = rows.length > page.limit
+    if (more) rows.length = page.limit
+    const next = cursorAfter(more, rows.at(-1))
+    return { ...joinedParts(rows, form), ...(next !== undefined ? { next } : {}) }
   }
 
   /** The rows of the whole list: counted by the store, or read and post-filtered. */
@@ -424,6 +469,19 @@ async function listAnswer(
       after = keys.map((k) => last[k] as SqlValue)
     }
   }
+}
+
+const KEY_KINDS = new WeakMap<ListEndpoint, Readonly<Record<string, ColumnKind>> | null>()
+/** How a byte read gives the list's sort keys (SqlPort.readBytes); null when one is neither text nor an integer. */
+function keyKinds(ep: ListEndpoint): Readonly<Record<string, ColumnKind>> | null {
+  let kinds = KEY_KINDS.get(ep)
+  if (kinds === undefined) {
+    const types = new Map<string, string>([['ref', 'text'], ...ep.readModel.columns.map((c) => [c.name, c.type] as const)])
+    const pairs = listOrder(ep).map((k) => [k.column, types.get(k.column)] as const)
+    kinds = pairs.every(([, t]) => t === 'text' || t === 'int') ? (Object.fromEntries(pairs) as Record<string, ColumnKind>) : null
+    KEY_KINDS.set(ep, kinds)
+  }
+  return kinds
 }
 
 const PAGED = new WeakMap<ListEndpoint, PagedList>()

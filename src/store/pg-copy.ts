@@ -110,13 +110,15 @@ export function pgCopy(db: pg.Pool | pg.Client): Copy {
   }
 }
 
-/** What a string parameter of a byte read may hold: keys docgate forms, never request text. */
+/** A string written into a statement as it is: keys docgate forms. */
 const KEY = /^[A-Za-z0-9_:.-]*$/
 
 /**
  * `sql` with each `?` (outside quoted literals) replaced by its value as a literal: COPY runs
- * over the simple query protocol, which takes no parameters. Request text stays in bound
- * parameters only, so a string must be a key (KEY); it is still quoted by escapeLiteral.
+ * over the simple query protocol, which takes no parameters. A key (KEY) is written quoted
+ * by escapeLiteral; any other string (a cursor's keys, which docgate signed) only as the hex
+ * of its UTF-8 bytes, decoded by the server, so no character of it reaches the statement's
+ * text. Request text itself stays in bound parameters (reliability battery F3).
  */
 export function inlineParams(sql: string, params: readonly SqlValue[]): string {
   let out = ''
@@ -138,9 +140,12 @@ function literal(v: SqlValue | undefined): string {
     return `(${v})`
   }
   if (Buffer.isBuffer(v)) throw new Error('cannot inline bytes')
-  if (!KEY.test(v)) throw new Error(`not a key to inline: ${JSON.stringify(v.slice(0, 40))}`)
+  if (!KEY.test(v)) return textFromHex(`'${Buffer.from(v).toString('hex')}'`)
   return pg.escapeLiteral(v)
 }
+
+/** The text whose UTF-8 bytes `expr` spells in hex (the PostgreSQL dialect's textFromHex). */
+export const textFromHex = (expr: string): string => `convert_from(decode(${expr}, 'hex'), 'UTF8')`
 
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1')
 

@@ -1,7 +1,7 @@
 // PostgreSQL adapter. It depends only on a structural `query(sql, params) → { rows }`
 // port, which both `pg` (Pool or Client) and PGlite (in-process PostgreSQL) satisfy.
 import { createHash } from 'node:crypto'
-import { copyRows, copyStream, inlineParams } from './pg-copy.js'
+import { copyRows, copyStream, inlineParams, textFromHex } from './pg-copy.js'
 import type { Copy } from './pg-copy.js'
 import { keyTable } from './sql.js'
 import type { ColumnKind, Dialect, Row, SqlPort, SqlValue, TrigramDialect } from './sql.js'
@@ -67,7 +67,11 @@ export const postgresDialect: Dialect = {
   },
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
   concatPage: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
-  textFromHex: (expr) => `convert_from(decode(${expr}, 'hex'), 'UTF8')`,
+  // Aggregating a page's forms into one bytea costs the server several times what sending
+  // the same rows does, and their join here is one copy (docs/perf/history.md, "A page of
+  // forms joined by the client on PostgreSQL").
+  pageJoin: 'client',
+  textFromHex,
   // ORed INs are subplans tested per row, each a scan of its table once that outgrows
   // work_mem (30 s a batch at scale 100); one IN over a UNION ALL is a hashed semi-join.
   inAny: (column, tables) => `${column} IN (${tables.map((t) => `SELECT ref FROM ${t}`).join(' UNION ALL ')})`,

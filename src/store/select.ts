@@ -113,6 +113,50 @@ export function compileJoinedPage(
 }
 
 /**
+ * compileJoinedPage's page as rows, for an engine whose client joins them (Dialect.pageJoin):
+ * each row's form and `special` columns (with `keys`, its sort keys too), in the page's
+ * order (joinRows).
+ */
+export function compileJoinedRows(
+  plan: QueryPlan,
+  dialect: Dialect,
+  limit: number,
+  options: JoinedPageOptions & { readonly keys?: boolean } = { form: 'short' },
+): Compiled {
+  const keys = options.keys ? plan.orderBy.map((k) => k.column) : []
+  return compilePage({ ...plan, columns: [options.form, ...(options.special ?? []), ...keys] }, dialect, limit, options.after)
+}
+
+const COMMA = Buffer.from(',')
+
+/** compileJoinedPage's `body`, `n` and `special` of compileJoinedRows' `rows`. */
+export function joinRows(
+  rows: readonly Record<string, unknown>[],
+  options: JoinedPageOptions = { form: 'short' },
+): { body: Buffer | null; n: number; special: number } {
+  const { parts, n, special } = joinedParts(rows, options)
+  return { body: parts.length === 0 ? null : Buffer.concat(parts), n, special }
+}
+
+/** joinRows' body as its parts, forms and commas, for a caller that copies them once into more. */
+export function joinedParts(
+  rows: readonly Record<string, unknown>[],
+  options: JoinedPageOptions = { form: 'short' },
+): { parts: Buffer[]; n: number; special: number } {
+  const parts: Buffer[] = []
+  let special = 0
+  for (const row of rows) {
+    for (const c of options.special ?? []) if (row[c] !== '' && row[c] !== null && row[c] !== undefined) special++
+    const form = row[options.form] as Buffer | null | undefined
+    // As the aggregate: a NULL form is skipped, separator and all.
+    if (form === null || form === undefined) continue
+    if (parts.length > 0) parts.push(COMMA)
+    parts.push(form)
+  }
+  return { parts, n: rows.length, special }
+}
+
+/**
  * The whole list of `plan` as one blob of records (Dialect.concatRecords, in the dialect's
  * `bytes` form): each row's `ref` and `short`, for rows a request prints one by one. Null
  * where the engine has no records.

@@ -33,6 +33,12 @@ export interface Dialect {
   /** `concatBytes` over a subquery that is already in `orderBy` order (one page of a list). */
   concatPage(column: string, orderBy: string): string
   /**
+   * Who joins a page of ready forms a request reads (store/select.ts compileJoinedPage): the
+   * engine, by concatPage, or the client, from the page's rows (compileJoinedRows, joinRows).
+   * The ready pages the writer joins are joined by the engine either way.
+   */
+  readonly pageJoin: 'engine' | 'client'
+  /**
    * Aggregate joining each row's `fields` into one record of store/records.ts (fields apart
    * by UNIT, records by RECORD; NULL as empty), all records as one blob: one value for many
    * rows, where each value a statement returns costs the client more than the bytes it

@@ -65,6 +65,8 @@ export const sqliteDialect: Dialect = {
   // the aggregate takes in order; an ORDER BY inside the aggregate would sort them again
   // (3× the page's cost). Decision "Joined pages keep the subquery's order".
   concatPage: (column) => `CAST(group_concat(${column}, ',') AS BLOB)`,
+  // One value out of SQLite costs its client more than the join costs the engine.
+  pageJoin: 'engine',
   // The subquery's order, as concatPage keeps it.
   textFromHex: (expr) => `CAST(unhex(${expr}) AS TEXT)`,
   concatRecords: (fields) =>

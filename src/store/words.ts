@@ -13,6 +13,7 @@ import { tableDdl } from './schema.js'
 import type { ColumnDef, TableDef } from './table.js'
 import { usesTrigrams } from './trigram.js'
 import { readByOwner } from './by-owner.js'
+import { joinRows } from './select.js'
 
 /** A read model's words index: the folded `column` whose words key it, and the columns each entry `carry`s. */
 export interface WordsIndex {
@@ -287,12 +288,6 @@ export async function readWordItems(
     }
     return 0
   })
-  const parts: Buffer[] = []
-  for (const r of rows) {
-    if (parts.length > 0) parts.push(COMMA)
-    parts.push(r.item as Buffer)
-  }
-  return { items: Buffer.concat(parts), n: rows.length }
+  const { body, n } = joinRows(rows, { form: 'item' })
+  return { items: body, n }
 }
-
-const COMMA = Buffer.from(',')
