@@ -68,8 +68,8 @@ export const postgresDialect: Dialect = {
   concatBytes: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
   concatPage: (column, orderBy) => `string_agg(${column}, ','::bytea ORDER BY ${orderBy})`,
   // Aggregating a page's forms into one bytea costs the server several times what sending
-  // the same rows does, and their join here is one copy (docs/perf/history.md, "A page of
-  // forms joined by the client on PostgreSQL").
+  // the same rows does, and their join here is one copy (decision "A page of forms joined by
+  // the client on PostgreSQL").
   pageJoin: 'client',
   textFromHex,
   // ORed INs are subplans tested per row, each a scan of its table once that outgrows
