@@ -141,7 +141,7 @@ export interface ListEndpoint extends Declared {
    * one statement (the items joined by commas, and how many); undefined when this request is
    * not read that way. Asked before `readFirst`, for a request without pages or changes.
    */
-  readonly readyItems?: (ctx: RequestContext) => Promise<{ readonly items: Buffer | null; readonly n: number } | undefined>
+  readonly readyItems?: (ctx: RequestContext) => Promise<{ readonly items: readonly Buffer[]; readonly n: number } | undefined>
   /** Dependencies of the full form beyond the source's own columns and tabular parts (views/rebuild.ts). */
   readonly fullTraces?: readonly FullTrace[]
 }

@@ -118,7 +118,7 @@ function rowsCondition(own: 'material' | 'ngroup', value: string, ctx: ParamCont
  * each specification holding that word is one ready item (its rows holding the word), kept
  * in the list's order, so the answer is one range of the index.
  */
-const MATERIAL_ITEMS: WordItemsIndex = {
+export const MATERIAL_ITEMS: WordItemsIndex = {
   column: 'materials_f',
   order: ['sort_name', 'code'],
   rows: { table: SPEC_MATERIAL_ROWS, key: 'line', column: 'material_f', read: ['short', 'part'] },

@@ -166,7 +166,7 @@ async function listAnswer(
       // Streamed as three parts: the items (megabytes) are not copied into an answer of their own.
       return (async function* () {
         yield OPEN_ROWS
-        if (ready.items) yield ready.items
+        yield* ready.items
         yield closeEnvelope(req.issues)
       })()
     }

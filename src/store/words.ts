@@ -8,12 +8,13 @@
 // docs/perf/designs.md). Words are counted in code points, as the trigram index counts
 // them: a needle of fewer than TRIGRAM_MIN characters is not looked up here, so shorter
 // words are left out.
+import { randomBytes } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import type { Dialect, SqlPort, SqlValue } from './sql.js'
 import { tableDdl } from './schema.js'
 import type { ColumnDef, TableDef } from './table.js'
 import { usesTrigrams } from './trigram.js'
 import { readByOwner } from './by-owner.js'
-import { joinRows } from './select.js'
 
 /** A read model's words index: the folded `column` whose words key it, and the columns each entry `carry`s. */
 export interface WordsIndex {
@@ -23,6 +24,8 @@ export interface WordsIndex {
 
 export const wordsTable = (table: string): string => `${table}__words`
 export const vocabularyTable = (table: string): string => `${table}__vocabulary`
+
+const COMMA = Buffer.from(',')
 
 /** A word: a run of letters and digits (any script); everything else separates. */
 const SEPARATORS = /[^\p{L}\p{N}]+/u
@@ -174,10 +177,31 @@ const wordItemsTableDef = (table: string, index: WordItemsIndex): TableDef => ({
   clustered: true,
 })
 
-export const wordItemsDdl = (table: string, index: WordItemsIndex, dialect: Dialect): string =>
-  tableDdl(wordItemsTableDef(table, index), dialect)
+/**
+ * Each word's generation: 48 random bits drawn anew by every write of its items, so that a
+ * connection that read a word's items whole knows them still current by one key's lookup
+ * (readWordItems), as ready pages are known by theirs (views/pages.ts).
+ */
+const wordGensTableDef = (table: string): TableDef => ({
+  name: `${table}__word_gens`,
+  columns: [
+    { name: 'word', type: 'text' },
+    { name: 'gen', type: 'int' },
+  ],
+  primaryKey: ['word'],
+  clustered: true,
+})
 
-export const dropWordItemsDdl = (table: string): string => `DROP TABLE IF EXISTS ${wordItemsTable(table)};`
+/** Part of a words-items model's signature: a change here rebuilds its index (views/migrate.ts). */
+export const WORD_ITEMS_VERSION = 2
+
+export const wordItemsDdl = (table: string, index: WordItemsIndex, dialect: Dialect): string =>
+  `${tableDdl(wordItemsTableDef(table, index), dialect)}\n${tableDdl(wordGensTableDef(table), dialect)}`
+
+export const dropWordItemsDdl = (table: string): string =>
+  `DROP TABLE IF EXISTS ${wordItemsTable(table)};\nDROP TABLE IF EXISTS ${wordGensTableDef(table).name};`
+
+const newGen = (): number => randomBytes(6).readUIntBE(0, 6)
 
 /** Keeps a list model's ready items per word in step with a rebuild of its rows (WordItemsIndex). */
 export class WordItemEntries {
@@ -194,6 +218,24 @@ export class WordItemEntries {
   /** Before the table is emptied (a whole rebuild). */
   async forgetAll(): Promise<void> {
     await this.#sql.run(`DELETE FROM ${wordItemsTable(this.#table)}`)
+    await this.#sql.run(`DELETE FROM ${wordGensTableDef(this.#table).name}`)
+  }
+
+  /** The words whose items changed get a new generation. */
+  async #renew(words: ReadonlySet<string>): Promise<void> {
+    if (words.size === 0) return
+    const gens = wordGensTableDef(this.#table)
+    const list = [...words].sort()
+    await deleteEntries(
+      this.#sql,
+      gens,
+      list.map((w) => [w]),
+    )
+    await this.#sql.insertRows(
+      gens.name,
+      ['word', 'gen'],
+      list.map((w) => [w, newGen()]),
+    )
   }
 
   /** Before the list rows `where` selects are deleted: their items go, found by the words and order they held. */
@@ -204,6 +246,7 @@ export class WordItemEntries {
     const gone: SqlValue[][] = []
     for (const row of rows) for (const word of wordsOf(String(row[column]))) gone.push([word, ...order.map((c) => row[c]!), row.ref!])
     await deleteEntries(sql, wordItemsTableDef(this.#table, this.#index), gone)
+    await this.#renew(new Set(gone.map((g) => String(g[0]))))
   }
 
   /** List rows just written (`columns` name their values): their items under each word of their rows. */
@@ -243,19 +286,41 @@ export class WordItemEntries {
     // In the index's order: a batch's entries then land on neighbouring pages.
     entries.sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0))
     await this.#sql.insertRows(wordItemsTable(this.#table), ['word', ...order, 'ref', 'item'], entries)
+    await this.#renew(new Set(entries.map((e) => String(e[0]))))
   }
 }
 
+// The items of the words a connection read, with their words' generations, where docgate
+// joins them (PostgreSQL): a request whose word still has that generation reads one key, not
+// the items again (a common material's items are megabytes, each kilobyte out of the server a
+// cost). They are the store's bytes, kept like the ready pages (views/pages.ts) and joined for
+// each request; no answer is kept (decision "No answer is kept under --answer-cache 0").
+// One cache per store connection, of at most the bytes it keeps of ready pages.
+type KeptItems = { readonly gen: number; readonly items: readonly Buffer[]; readonly bytes: number }
+const itemCaches = new WeakMap<SqlPort, LRUCache<string, KeptItems>>()
+
+function itemCacheOf(sql: SqlPort): LRUCache<string, KeptItems> {
+  let cache = itemCaches.get(sql)
+  if (cache === undefined) {
+    cache = new LRUCache({ maxSize: sql.dialect.pageCache.bytes, sizeCalculation: (e) => e.bytes + 1 })
+    itemCaches.set(sql, cache)
+  }
+  return cache
+}
+
+/** Joined items are handed on in parts of about this size: no answer is one allocation of megabytes. */
+const PART_BYTES = 256 * 1024
+
 /**
- * The ready items under `word` (WordItemsIndex), in the list's order, joined by commas, and
- * how many: one range of the index. `word` is a word of the vocabulary (stored text).
+ * The ready items under `word` (WordItemsIndex), in the list's order, joined by commas in
+ * parts, and how many: one range of the index. `word` is a word of the vocabulary (stored text).
  */
 export async function readWordItems(
   sql: SqlPort,
   table: string,
   index: WordItemsIndex,
   word: string,
-): Promise<{ items: Buffer | null; n: number }> {
+): Promise<{ items: Buffer[]; n: number }> {
   const d = sql.dialect
   const order = [...index.order, 'ref'].join(', ')
   if (d.concatRecords) {
@@ -266,19 +331,59 @@ export async function readWordItems(
         `(SELECT item, ${order} FROM ${wordItemsTable(table)} WHERE word = ? ORDER BY ${order}) AS i`,
       [word],
     )
-    return { items: d.bytes.value(row?.items), n: Number(row?.n ?? 0) }
+    const items = d.bytes.value(row?.items)
+    return { items: items === null ? [] : [items], n: Number(row?.n ?? 0) }
   }
+  const [row] = await sql.all<{ gen: number }>(`SELECT gen FROM ${wordGensTableDef(table).name} WHERE word = ?`, [word])
+  if (row === undefined) return { items: [], n: 0 }
+  const gen = Number(row.gen)
+  const cache = itemCacheOf(sql)
+  const id = `${table}\t${word}`
+  let kept = cache.get(id)
+  if (kept?.gen !== gen) {
+    // Read after the generation: a write in between leaves newer items under the older
+    // generation, which the next request finds stale and reads again.
+    const items = await readItems(sql, table, index, word)
+    kept = { gen, items, bytes: items.reduce((n, b) => n + b.length, 0) }
+    cache.set(id, kept)
+  }
+  return { items: joinInParts(kept.items), n: kept.items.length }
+}
+
+/** `items` joined by commas, cut into parts of `partBytes` or a little more (the last one less). */
+export function joinInParts(items: readonly Buffer[], partBytes = PART_BYTES): Buffer[] {
+  const parts: Buffer[] = []
+  let group: Buffer[] = []
+  let size = 0
+  items.forEach((item, i) => {
+    if (i > 0) {
+      group.push(COMMA)
+      size++
+    }
+    group.push(item)
+    size += item.length
+    if (size >= partBytes) {
+      parts.push(Buffer.concat(group, size))
+      group = []
+      size = 0
+    }
+  })
+  if (size > 0) parts.push(Buffer.concat(group, size))
+  return parts
+}
+
+/** The items under `word`, each its own bytes, in the list's order (PostgreSQL). */
+async function readItems(sql: SqlPort, table: string, index: WordItemsIndex, word: string): Promise<Buffer[]> {
   // PostgreSQL joins bytea slowly in an aggregate (tens of ms for megabytes), and its heap
   // keeps no key order: the ORDER BY sorted megabytes on disk past work_mem. The items come by
   // binary COPY (the word spelled as a key) with their keys as bytes, sorted here in the
   // order the text columns keep, COLLATE "C": their UTF-8 bytes.
   const keys = [...index.order, 'ref']
   const rows = await sql.readBytes<Record<string, Buffer | string>>(
-    `SELECT ${keys.join(', ')}, item FROM ${wordItemsTable(table)} WHERE word = ${d.textFromHex('?')}`,
+    `SELECT ${keys.join(', ')}, item FROM ${wordItemsTable(table)} WHERE word = ${sql.dialect.textFromHex('?')}`,
     [Buffer.from(word).toString('hex')],
     Object.fromEntries([...keys, 'item'].map((c) => [c, 'bytes' as const])),
   )
-  if (rows.length === 0) return { items: null, n: 0 }
   // PGlite, read without COPY, gives the text as strings.
   const bytes = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v)
   rows.sort((a, b) => {
@@ -288,6 +393,6 @@ export async function readWordItems(
     }
     return 0
   })
-  const { body, n } = joinRows(rows, { form: 'item' })
-  return { items: body, n }
+  // Each its own bytes: a view into a COPY's buffer would keep all of that buffer alive.
+  return rows.map((r) => Buffer.from(bytes(r.item!)))
 }

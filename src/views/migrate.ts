@@ -15,7 +15,7 @@ import { SCHEMA_VERSION, modelTables, tableDdl } from '../store/schema.js'
 import type { TableDef } from '../store/table.js'
 import type { SqlPort } from '../store/sql.js'
 import { suffixDdl, suffixTable } from '../store/suffix.js'
-import { dropWordItemsDdl, dropWordsDdl, wordItemsDdl, wordsDdl } from '../store/words.js'
+import { WORD_ITEMS_VERSION, dropWordItemsDdl, dropWordsDdl, wordItemsDdl, wordsDdl } from '../store/words.js'
 import { missingTrigramIndexes, setUpTrigrams } from '../store/trigram.js'
 
 export function readModelTable(model: ReadModel): TableDef {
@@ -53,7 +53,7 @@ const signature = (model: ReadModel): string =>
         ...(model.suffixed ? [{ suffixed: model.suffixed }] : []),
         ...(model.words ? [{ words: model.words }] : []),
         // JSON leaves out the item builder (code): `version` says when what it prints changes.
-        ...(model.wordItems ? [{ wordItems: model.wordItems }] : []),
+        ...(model.wordItems ? [{ wordItems: model.wordItems, version: WORD_ITEMS_VERSION }] : []),
       ]),
     )
     .digest('hex')

@@ -3,6 +3,7 @@
 // Each rebuild writes a new generation and keeps the one before it: a request reads one
 // chunk per statement, outside any transaction, and one that started on the previous
 // generation can still finish while an import commits the next.
+import { randomInt } from 'node:crypto'
 import { BLOB_CHUNK } from '../store/blobs.js'
 import type { TableDef } from '../store/table.js'
 import type { SqlPort } from '../store/sql.js'
@@ -20,11 +21,17 @@ export const readyTable: TableDef = {
   primaryKey: ['name', 'gen', 'seq'],
 }
 
+// A generation is a count of rebuilds above random low bits: the newest is the largest, and a
+// store rebuilt from scratch does not meet, at its first rebuilds, the generation a serving
+// connection kept the bytes of from the store it replaced (readReady).
+const GEN_RANDOM = 2 ** 21
+
 /** Replaces the ready bytes of `name` (inside the import's transaction). */
 export async function writeReady(sql: SqlPort, name: string, bytes: Buffer): Promise<void> {
-  const [last] = await sql.all<{ gen: number | null }>(`SELECT MAX(gen) AS gen FROM ${READY_TABLE} WHERE name = ?`, [name])
-  const gen = Number(last?.gen ?? 0) + 1
-  await sql.run(`DELETE FROM ${READY_TABLE} WHERE name = ? AND gen < ?`, [name, gen - 1])
+  const [row] = await sql.all<{ gen: number | null }>(`SELECT MAX(gen) AS gen FROM ${READY_TABLE} WHERE name = ?`, [name])
+  const last = Number(row?.gen ?? 0)
+  const gen = (Math.floor(last / GEN_RANDOM) + 1) * GEN_RANDOM + randomInt(GEN_RANDOM)
+  await sql.run(`DELETE FROM ${READY_TABLE} WHERE name = ? AND gen < ?`, [name, last])
   // One chunk per statement: a multi-row insert would bind the whole answer at once.
   for (let seq = 0; seq === 0 || seq * BLOB_CHUNK < bytes.length; seq++) {
     await sql.run(`INSERT INTO ${READY_TABLE} (name, gen, seq, chunk) VALUES (?, ?, ?, ?)`, [
@@ -50,6 +57,15 @@ export async function hasReady(sql: SqlPort, name: string): Promise<boolean> {
 // and a plan of its own, while four chunks hold only 3 MiB (docs/perf/history.md).
 const READ_CHUNKS = 4
 
+// The newest bytes of each ready answer a connection has read whole, with their generation:
+// a request that finds that generation still the newest sends them without reading them again
+// (on PostgreSQL every kilobyte out of the server costs; the whole tree is 19 MB at scale 100).
+// One set per store connection, like the ready pages' (views/pages.ts), within its `bytes`.
+const kept = new WeakMap<SqlPort, Map<string, { readonly gen: number; readonly chunks: readonly Buffer[] }>>()
+
+/** The bytes alone: a view into a larger buffer (a PostgreSQL COPY's) would keep all of it alive. */
+const own = (b: Buffer): Buffer => (b.byteLength === b.buffer.byteLength ? b : Buffer.from(b))
+
 /** The newest ready bytes of `name` as chunks, or undefined when there are none. */
 export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterable<Buffer> | undefined> {
   // One statement, so the generation and its chunk count come from one snapshot.
@@ -60,7 +76,18 @@ export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterab
   if (!head) return undefined
   const gen = Number(head.gen)
   const count = Number(head.n)
+  let ours = kept.get(sql)
+  if (ours === undefined) kept.set(sql, (ours = new Map()))
+  const hit = ours.get(name)
+  if (hit?.gen === gen) {
+    const { chunks } = hit
+    return (async function* () {
+      yield* chunks
+    })()
+  }
+  const room = sql.dialect.pageCache.bytes
   return (async function* () {
+    let read: Buffer[] | undefined = count * BLOB_CHUNK <= room ? [] : undefined
     for (let seq = 0; seq < count; seq += READ_CHUNKS) {
       const want = Math.min(READ_CHUNKS, count - seq)
       const rows = await sql.readBytes<{ chunk: Buffer }>(
@@ -70,7 +97,13 @@ export async function readReady(sql: SqlPort, name: string): Promise<AsyncIterab
       )
       // Two imports committed while this answer was being sent: its generation is gone.
       if (rows.length < want) throw new Error(`the ready ${name} answer was replaced while it was being sent; ask again`)
-      for (const row of rows) yield row.chunk
+      for (const row of rows) {
+        const chunk = read === undefined ? row.chunk : own(row.chunk)
+        read?.push(chunk)
+        yield chunk
+      }
     }
+    if (read !== undefined) ours.set(name, { gen, chunks: read })
+    read = undefined
   })()
 }

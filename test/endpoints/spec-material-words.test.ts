@@ -6,7 +6,8 @@ import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { readJoinedMaterials, readMatchingMaterials } from '../../src/endpoints/shared/spec-materials.js'
 import { SPEC_MATERIAL_ROWS } from '../../src/endpoints/shared/spec-material-rows.js'
-import { isWordPart, vocabularyTable, wordItemsTable, wordsOf, wordsTable } from '../../src/store/words.js'
+import { MATERIAL_ITEMS } from '../../src/endpoints/specifications.js'
+import { isWordPart, joinInParts, readWordItems, vocabularyTable, wordItemsTable, wordsOf, wordsTable } from '../../src/store/words.js'
 import { productionFixture, specificationsData } from '../fixtures/production.js'
 import { BACKENDS, startApp } from '../support/app.js'
 import type { TestApp } from '../support/app.js'
@@ -16,6 +17,7 @@ const q = encodeURIComponent
 const WORDS = wordsTable(SPEC_MATERIAL_ROWS)
 const VOCABULARY = vocabularyTable(SPEC_MATERIAL_ROWS)
 const ITEMS = wordItemsTable('api_specifications')
+const GENS = 'api_specifications__word_gens'
 
 describe('words of a folded text', () => {
   it('are runs of letters and digits of three characters or more, each once', () => {
@@ -25,6 +27,18 @@ describe('words of a folded text', () => {
     assert.deepEqual(wordsOf('\n'), [])
     // Two characters written as four code units are still two.
     assert.deepEqual(wordsOf('𝟘𝟘 𝟘𝟘𝟘'), ['𝟘𝟘𝟘'])
+  })
+
+  it('items are joined by commas in parts of about the size asked, a comma never lost between parts', () => {
+    const parts = (items: string[], size: number) =>
+      joinInParts(
+        items.map((i) => Buffer.from(i)),
+        size,
+      ).map((p) => p.toString())
+    assert.deepEqual(parts(['{"a":1}', '{"b":2}', '{"c":3}'], 7), ['{"a":1}', ',{"b":2}', ',{"c":3}'])
+    assert.deepEqual(parts(['{"a":1}', '{"b":2}', '{"c":3}'], 15), ['{"a":1},{"b":2}', ',{"c":3}'])
+    assert.deepEqual(parts(['{"a":1}', '{"b":2}', '{"c":3}'], 1000), ['{"a":1},{"b":2},{"c":3}'])
+    assert.deepEqual(parts([], 8), [])
   })
 
   it('a needle is looked up among them when it has no separator and three characters or more', () => {
@@ -154,6 +168,75 @@ for (const backend of BACKENDS) {
       }
       assert.equal(read.get(uuid('sp-trestle'))!.parts!.toString().split(',').length, 21)
       assert.deepEqual(await materials('краск'), [['С-001', ['М-0003 Краска ПФ-115'], 750]])
+    })
+
+    it("gives a new generation only to the words whose items change; PostgreSQL reads a word's items once per generation", async () => {
+      const gens = async () =>
+        new Map((await app.sql.all<{ word: string; gen: number }>(`SELECT word, gen FROM ${GENS}`)).map((r) => [r.word, Number(r.gen)]))
+      const reads: string[] = []
+      const sql = app.sql
+      // Statements on the items, counted once where one method calls the other (PGlite's readBytes).
+      let inside = false
+      for (const method of ['all', 'readBytes'] as const) {
+        const own = (sql[method] as (...a: unknown[]) => Promise<unknown>).bind(sql)
+        Object.defineProperty(sql, method, {
+          configurable: true,
+          value: async (query: string, ...rest: unknown[]) => {
+            if (inside) return own(query, ...rest)
+            if (query.includes(ITEMS)) reads.push(query)
+            inside = true
+            try {
+              return await own(query, ...rest)
+            } finally {
+              inside = false
+            }
+          },
+        })
+      }
+      const text = async (word: string) =>
+        Buffer.concat((await readWordItems(sql, 'api_specifications', MATERIAL_ITEMS, word)).items).toString()
+      try {
+        const bolts = await text('болт')
+        const before = await gens()
+        assert.deepEqual([...before.keys()].sort(), await vocabulary())
+        const renamed = await app.importMore([
+          {
+            type: 'Справочник.Номенклатура',
+            ref: uuid('n-paint'),
+            Код: 'М-0003',
+            Наименование: 'Краска ПФ-115 белая',
+            ЭтоГруппа: false,
+            ЕдиницаИзмерения: uuid('unit-kg'),
+          },
+        ])
+        assert.equal(renamed.ok, true)
+        const after = await gens()
+        const changed = [...after.keys()].filter((w) => after.get(w) !== before.get(w)).sort()
+        // С-001, the one specification holding the paint, is rebuilt: every word of its rows
+        // (the pipe's М-0001 «Труба 57/3,5» too), and only those.
+        assert.deepEqual(changed, ['0001', '0003', '115', 'белая', 'краска', 'труба'])
+        reads.length = 0
+        assert.match(await text('краска'), /Краска ПФ-115 белая/)
+        assert.equal(reads.length, 1)
+        assert.match(await text('краска'), /Краска ПФ-115 белая/)
+        // Where docgate joins the items (PostgreSQL) it keeps them; SQLite joins them in one
+        // value per request and keeps nothing.
+        const keeps = sql.dialect.pageJoin === 'client'
+        assert.equal(reads.length, keeps ? 1 : 2)
+        // Joined for each request: no answer is kept.
+        const [a, b] = [
+          await readWordItems(sql, 'api_specifications', MATERIAL_ITEMS, 'краска'),
+          await readWordItems(sql, 'api_specifications', MATERIAL_ITEMS, 'краска'),
+        ]
+        assert.notEqual(a.items[0], b.items[0])
+        assert.equal(Buffer.concat(a.items).equals(Buffer.concat(b.items)), true)
+        assert.equal(reads.length, keeps ? 1 : 4)
+        // A word whose items stayed is not read again where they are kept.
+        assert.equal(await text('болт'), bolts)
+        assert.equal(reads.length, keeps ? 1 : 5)
+      } finally {
+        for (const method of ['all', 'readBytes']) Reflect.deleteProperty(sql, method)
+      }
     })
 
     it('follows an import that renames an item and one that empties a specification', async () => {
