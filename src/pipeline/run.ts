@@ -5,7 +5,7 @@
 import type { ComputedEndpoint, ListEndpoint } from '../endpoints/define.js'
 import type { RequestContext } from '../views/define.js'
 import { FULL_COLUMNS, fullForms, pageContentBytes, storedForm, storedPage } from '../views/full-forms.js'
-import { pageRowsSql, readPages } from '../views/pages.js'
+import { pageRowsSql, readPageHead, readPages } from '../views/pages.js'
 import { listOrder, pagedList } from '../endpoints/define.js'
 import type { StoredPage } from '../views/pages.js'
 import type { PagedList } from '../views/define.js'
@@ -418,11 +418,20 @@ async function listAnswer(
    * where the dialect says, here from its rows (rowsPaged).
    */
   async function joinedPaged(page: PageRequest): Promise<Buffer> {
-    const kinds = sql.dialect.pageJoin === 'client' ? keyKinds(ep) : null
-    const { parts, n, next } = kinds ? await rowsPaged(page, kinds) : await storePaged(page)
+    const kinds = keyKinds(ep)
+    const { parts, n, next } =
+      (await keptHead(page, kinds)) ?? (kinds && sql.dialect.pageJoin === 'client' ? await rowsPaged(page, kinds) : await storePaged(page))
     counted?.(n)
     told?.({ ...(next !== undefined ? { next } : {}), ...(page.count ? { total: await total() } : {}) })
     return Buffer.concat([OPEN_ROWS, ...parts, closeRows(req.issues)])
+  }
+
+  /** A page of the whole list or a period, cut out of the ready pages this connection keeps. */
+  async function keptHead(page: PageRequest, kinds: Readonly<Record<string, ColumnKind>> | null) {
+    if (kinds === null || range === null || postFilters.length > 0) return null
+    const head = await readPageHead(sql, pagesOf(ep), range === 'all' ? undefined : range, page.limit, kinds, page.after)
+    if (head === null) return null
+    return { parts: head.parts, n: head.n, ...(head.last ? { next: encodeCursor(ep, decided.pairs, head.last) } : {}) }
   }
 
   /**

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { dayEnd, parseDay } from '../values/dates.js'
 import type { TableDef } from '../store/table.js'
-import type { Dialect, SqlPort, SqlValue } from '../store/sql.js'
+import type { ColumnKind, Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
 import type { PagedList, ReadModel } from './define.js'
 
 export const PAGES_TABLE = 'ready_pages'
@@ -227,6 +227,16 @@ interface PageCache {
   readonly pages: LRUCache<string, { readonly gen: number; readonly body: Buffer | null }>
   /** The pages' keys (models, and their full forms) with a page ever kept: only theirs are looked up first. */
   readonly kept: Set<string>
+  /** Where each form of a kept short page ends and each row's sort keys, at the page's generation (readPageHead). */
+  readonly places: LRUCache<string, PagePlaces>
+}
+
+interface PagePlaces {
+  readonly gen: number
+  /** The end in the page's body of each of its forms (its comma excluded). */
+  readonly ends: readonly number[]
+  /** Each row's sort keys, in the list's order. */
+  readonly keys: readonly (readonly SqlValue[])[]
 }
 
 const caches = new WeakMap<SqlPort, PageCache>()
@@ -237,6 +247,8 @@ function cacheOf(sql: SqlPort): PageCache {
     cache = {
       pages: new LRUCache({ maxSize: sql.dialect.pageCache.bytes, sizeCalculation: (p) => (p.body?.length ?? 0) + 1 }),
       kept: new Set(),
+      // A row's place and keys weigh some tens of bytes against its form's hundreds.
+      places: new LRUCache({ maxSize: sql.dialect.pageCache.bytes / 8, sizeCalculation: (p) => p.ends.length * PLACE_BYTES + 1 }),
     }
     caches.set(sql, cache)
   }
@@ -367,4 +379,167 @@ export async function readPages(
       }
     },
   }
+}
+
+/** What one row's place and sort keys are counted as in the places' cache. */
+const PLACE_BYTES = 96
+/** Pages named by the one statement of readPageHead: a head that needs more is read as rows. */
+const HEAD_PAGES = 64
+const COMMA = Buffer.from(',')
+
+/** The first `rows` forms of a list, cut out of its kept short pages (readPageHead). */
+export interface PageHead {
+  /** The forms, comma-joined, in parts. */
+  readonly parts: readonly Buffer[]
+  readonly n: number
+  /** The sort keys of the last row, when rows follow it: the next page's cursor. */
+  readonly last?: readonly SqlValue[]
+}
+
+/**
+ * The first `rows` short forms of `list` (days in [from, toExclusive) with a range; after
+ * the row whose sort keys are `after`, with a cursor), cut out of the stored pages this
+ * connection keeps at the generation the store names: a page of `limit` rows reads only the
+ * pages' keys, as a period's answer does, where reading its rows made the engine send every
+ * form's bytes (decision "A page cut out of kept pages"). Each page's forms' ends and rows'
+ * sort keys are read once per generation with it. Null when the page is not all there this
+ * way (a stale page, one rebuilt meanwhile, more pages than one statement names, a cursor's
+ * row no longer in its day): the caller reads the rows.
+ */
+export async function readPageHead(
+  sql: SqlPort,
+  list: PagedList,
+  range: { readonly from: string; readonly toExclusive: string } | undefined,
+  rows: number,
+  keyKinds: Readonly<Record<string, ColumnKind>>,
+  after?: readonly SqlValue[],
+): Promise<PageHead | null> {
+  const key = list.model
+  let where = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
+  const params: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
+  // A cursor's page starts in the day of its row.
+  const day = after === undefined ? undefined : list.day ? after[0] : ''
+  if (day !== undefined) {
+    if (typeof day !== 'string') return null
+    where += ` AND bucket ${list.dir === 'asc' ? '>=' : '<='} ?`
+    params.push(day.slice(0, 10))
+  }
+  const known = await sql.all<HeadPage>(
+    `SELECT bucket, seq, n, gen FROM ${PAGES_TABLE} WHERE ${where} ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${HEAD_PAGES}`,
+    params,
+  )
+  const pages: HeadPage[] = known.map((r) => ({ bucket: String(r.bucket), seq: Number(r.seq), n: Number(r.n), gen: Number(r.gen) }))
+  const cache = cacheOf(sql)
+  let skip = 0
+  if (after !== undefined) {
+    const at = await rowOf(sql, cache, list, pages, after, keyKinds)
+    if (at === null) return null
+    skip = at + 1
+  }
+  // Whole pages before the first row given are passed over; `from` is its place in its page.
+  let first = 0
+  while (first < pages.length && skip >= pages[first]!.n) skip -= pages[first++]!.n
+  let available = -skip
+  let end = first
+  while (end < pages.length && available <= rows) available += pages[end++]!.n
+  if (available <= rows && pages.length === HEAD_PAGES) return null
+  const more = available > rows
+  const parts: Buffer[] = []
+  let left = rows
+  let last: readonly SqlValue[] | undefined
+  for (let i = first; i < end && left > 0; i++) {
+    const page = pages[i]!
+    const body = await keptBody(sql, cache, key, page)
+    if (body === null) return null
+    const from = i === first ? skip : 0
+    const take = Math.min(left, page.n - from)
+    left -= take
+    // The page is cut, or its last row taken is the next cursor's: its places are needed.
+    const cut = more && left === 0
+    const places = from > 0 || cut ? await keptPlaces(sql, cache, list, page, body, keyKinds) : undefined
+    if (places === null) return null
+    if (parts.length > 0) parts.push(COMMA)
+    const start = from > 0 ? places!.ends[from - 1]! + 1 : 0
+    parts.push(from + take < page.n ? body.subarray(start, places!.ends[from + take - 1]) : body.subarray(start))
+    if (cut) last = places!.keys[from + take - 1]
+  }
+  return { parts, n: rows - left, ...(last ? { last } : {}) }
+}
+
+/** The place among `pages` (from 0, over their rows in order) of the row whose sort keys are `keys`; null when it is not in the first day's pages. */
+async function rowOf(
+  sql: SqlPort,
+  cache: PageCache,
+  list: PagedList,
+  pages: readonly HeadPage[],
+  keys: readonly SqlValue[],
+  keyKinds: Readonly<Record<string, ColumnKind>>,
+): Promise<number | null> {
+  let before = 0
+  for (const page of pages) {
+    if (page.bucket !== pages[0]!.bucket) return null
+    const body = await keptBody(sql, cache, list.model, page)
+    const places = body === null ? null : await keptPlaces(sql, cache, list, page, body, keyKinds)
+    if (places === null) return null
+    const at = places.keys.findIndex((k) => k.length === keys.length && k.every((v, i) => v === keys[i]))
+    if (at >= 0) return before + at
+    before += page.n
+  }
+  return null
+}
+
+type HeadPage = { readonly bucket: string; readonly seq: number; readonly n: number; readonly gen: number }
+
+/** A page's bytes at generation `page.gen`, kept or read; null when it has none or another generation now. */
+async function keptBody(sql: SqlPort, cache: PageCache, key: string, page: HeadPage): Promise<Buffer | null> {
+  const id = cacheId(key, page.bucket, page.seq)
+  const hit = cache.pages.get(id)
+  if (hit !== undefined && hit.gen === page.gen) return hit.body
+  const [row] = await sql.readBytes<{ body: Buffer | null; gen: number }>(
+    `SELECT body, gen FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?`,
+    [key, page.bucket, page.seq],
+    { body: 'bytes', gen: 'int' },
+  )
+  if (row === undefined || Number(row.gen) !== page.gen) return null
+  const body = own(row.body)
+  cache.pages.set(id, { gen: page.gen, body })
+  cache.kept.add(key)
+  return body
+}
+
+/**
+ * A page's forms' ends and rows' sort keys at generation `page.gen`, kept or read by one
+ * statement that also names the page's generation (one statement sees one state of the store);
+ * null when that is another, or the rows do not add up to `body`.
+ */
+async function keptPlaces(
+  sql: SqlPort,
+  cache: PageCache,
+  list: PagedList,
+  page: HeadPage,
+  body: Buffer,
+  keyKinds: Readonly<Record<string, ColumnKind>>,
+): Promise<PagePlaces | null> {
+  const id = cacheId(list.model, page.bucket, page.seq)
+  const hit = cache.places.get(id)
+  if (hit !== undefined && hit.gen === page.gen) return hit
+  const columns = Object.keys(keyKinds)
+  const genOf = `(SELECT gen FROM ${PAGES_TABLE} WHERE model = ? AND bucket = ? AND seq = ?) AS gen`
+  const read = pageRowsSql(list, [...columns, 'octet_length(short) AS len', genOf], page.bucket, page.seq)
+  const rows = await sql.readBytes<Row>(read.sql, [list.model, page.bucket, page.seq, ...read.params], {
+    ...keyKinds,
+    len: 'int',
+    gen: 'int',
+  })
+  const ends: number[] = []
+  let end = -1
+  for (const r of rows) {
+    if (Number(r.gen) !== page.gen) return null
+    end += 1 + Number(r.len)
+    ends.push(end)
+  }
+  if (rows.length !== page.n || end !== body.length) return null
+  const places = { gen: page.gen, ends, keys: rows.map((r) => columns.map((c) => r[c] as SqlValue)) }
+  cache.places.set(id, places)
+  return places
 }

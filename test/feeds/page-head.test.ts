@@ -1,0 +1,139 @@
+// A page of `limit` rows cut out of the ready pages a connection keeps (decision "A page cut
+// out of kept pages"): the same bytes and cursor as the rows give, one statement once the
+// pages are kept, and never bytes of a page rebuilt since.
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import { pagedList } from '../../src/endpoints/define.js'
+import { warehouses } from '../../src/endpoints/warehouses.js'
+import { runList } from '../../src/pipeline/run.js'
+import type { PageInfo } from '../../src/endpoints/pages.js'
+import type { SqlPort } from '../../src/store/sql.js'
+import { readPageHead } from '../../src/views/pages.js'
+import { warehousesFixture } from '../fixtures/warehouses.js'
+import { uuid } from '../support/refs.js'
+import { BACKENDS } from '../support/app.js'
+import { createTestStore } from '../support/stores.js'
+import type { TestStore } from '../support/stores.js'
+
+const KINDS = { sort_name: 'text', ref: 'text' } as const
+const now = () => new Date('2026-11-20T12:00:00Z')
+const form = (code: string, name: string, group = false) => JSON.stringify({ Код: code, Наименование: name, ЭтоГруппа: group })
+
+/** A port that counts the statements it is asked (the page cache is kept per port). */
+function counted(sql: SqlPort): { port: SqlPort; statements: () => number } {
+  let n = 0
+  const port = new Proxy(sql, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop) as unknown
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        if (prop === 'all' || prop === 'readBytes') n++
+        return (value as (...a: unknown[]) => unknown).apply(target, args)
+      }
+    },
+  })
+  return { port, statements: () => n }
+}
+
+async function page(sql: SqlPort, limit: number): Promise<{ body: string; next?: string }> {
+  let info: PageInfo | undefined
+  const body = await runList(warehouses, new Map([['limit', String(limit)]]), { sql, now, page: (p) => (info = p) })
+  assert.ok(Buffer.isBuffer(body))
+  return { body: body.toString(), ...(info?.next !== undefined ? { next: info.next } : {}) }
+}
+
+for (const backend of BACKENDS)
+  describe(`${backend}: a page cut out of kept pages`, () => {
+    let store: TestStore
+    let reader: SqlPort
+    const list = pagedList(warehouses)
+    before(async () => {
+      store = await createTestStore(backend)
+      await store.writer.close()
+      assert.equal((await store.importMore(warehousesFixture)).ok, true)
+      reader = await store.openReader()
+    })
+    after(async () => {
+      await reader.close()
+      await store.cleanup()
+    })
+
+    it('gives the first rows’ forms and the last one’s sort keys, reading only the pages’ keys once kept', async () => {
+      const { port, statements } = counted(reader)
+      const head = await readPageHead(port, list, undefined, 3, KINDS)
+      assert.ok(head)
+      assert.equal(head.n, 3)
+      assert.equal(
+        Buffer.concat(head.parts).toString(),
+        [form('A-1', 'Ёлочный склад'), form('000000001', 'Основной склад'), form('000000010', 'Региональные склады', true)].join(','),
+      )
+      assert.deepEqual(head.last, ['региональные склады', uuid('g1')])
+      // The keys, the page's bytes, its places: three statements the first time, one after.
+      assert.equal(statements(), 3)
+      const again = await readPageHead(port, list, undefined, 3, KINDS)
+      assert.equal(statements(), 4)
+      assert.deepEqual(again, head)
+      // After the last row's keys: the next rows, from the place after it in the kept page.
+      const next = await readPageHead(port, list, undefined, 3, KINDS, head.last)
+      assert.ok(next)
+      assert.equal(
+        Buffer.concat(next.parts).toString(),
+        [
+          form('00_%\\1', 'Склад 100% _резерв_ \\ архив'),
+          form('000000011', 'склад готовой продукции'),
+          form('000000002', 'Склад №2 (Север)'),
+        ].join(','),
+      )
+      assert.deepEqual(next.last, ['склад №2 (север)', uuid('w2')])
+      assert.equal(statements(), 5)
+      // The last row's keys: nothing follows; keys no row has: not cut here (the rows are read).
+      assert.deepEqual(await readPageHead(port, list, undefined, 3, KINDS, ['центральный склад', uuid('w6')]), { parts: [], n: 0 })
+      assert.equal(await readPageHead(port, list, undefined, 3, KINDS, ['склад', uuid('w9')]), null)
+      assert.equal(statements(), 7)
+      // The whole list: no cursor, nothing cut.
+      const whole = await readPageHead(port, list, undefined, 7, KINDS)
+      assert.equal(whole?.n, 7)
+      assert.equal(whole?.last, undefined)
+      assert.equal(statements(), 8)
+    })
+
+    it('answers a first page as the rows do, and a page rebuilt since with its new bytes', async () => {
+      const first = await page(reader, 3)
+      assert.equal(
+        first.body,
+        `{"data":[${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')},${form('000000010', 'Региональные склады', true)}],"errors":[]}`,
+      )
+      assert.ok(first.next)
+      const report = await store.importMore([
+        { type: 'Справочник.Склады', ref: uuid('b1'), Код: 'B-1', Наименование: 'Аптечный склад', ЭтоГруппа: false },
+      ])
+      assert.equal(report.ok, true)
+      const after = await page(reader, 3)
+      assert.equal(
+        after.body,
+        `{"data":[${form('B-1', 'Аптечный склад')},${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')}],"errors":[]}`,
+      )
+      const second = await runList(
+        warehouses,
+        new Map([
+          ['limit', '3'],
+          ['cursor', after.next!],
+        ]),
+        { sql: reader, now },
+      )
+      assert.deepEqual(
+        JSON.parse(String(second)).data.map((w: { Код: string }) => w.Код),
+        ['000000010', '00_%\\1', '000000011'],
+      )
+    })
+
+    it('reads the rows when a page has no bytes under its new generation (a sync left it to join later)', async () => {
+      await store.write('UPDATE ready_pages SET body = NULL, gen = gen + 1 WHERE model = ?', [list.model])
+      assert.equal(await readPageHead(reader, list, undefined, 3, KINDS), null)
+      const first = await page(reader, 3)
+      assert.equal(
+        first.body,
+        `{"data":[${form('B-1', 'Аптечный склад')},${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')}],"errors":[]}`,
+      )
+    })
+  })
