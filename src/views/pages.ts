@@ -383,8 +383,11 @@ export async function readPages(
 
 /** What one row's place and sort keys are counted as in the places' cache. */
 const PLACE_BYTES = 96
-/** Pages named by the one statement of readPageHead: a head that needs more is read as rows. */
-const HEAD_PAGES = 64
+/**
+ * Pages named by readPageHead's statement: a few first (each named costs the engine a row
+ * returned), more when they do not hold the page; a page that needs more still is read as rows.
+ */
+const HEAD_PAGES = [16, 64] as const
 const COMMA = Buffer.from(',')
 
 /** The first `rows` forms of a list, cut out of its kept short pages (readPageHead). */
@@ -424,16 +427,36 @@ export async function readPageHead(
     where += ` AND bucket ${list.dir === 'asc' ? '>=' : '<='} ?`
     params.push(day.slice(0, 10))
   }
-  const known = await sql.all<HeadPage>(
-    `SELECT bucket, seq, n, gen FROM ${PAGES_TABLE} WHERE ${where} ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${HEAD_PAGES}`,
-    params,
-  )
-  const pages: HeadPage[] = known.map((r) => ({ bucket: String(r.bucket), seq: Number(r.seq), n: Number(r.n), gen: Number(r.gen) }))
+  for (const limit of HEAD_PAGES) {
+    const known = await sql.all<HeadPage>(
+      `SELECT bucket, seq, n, gen FROM ${PAGES_TABLE} WHERE ${where} ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${limit}`,
+      params,
+    )
+    const pages = known.map((r) => ({ bucket: String(r.bucket), seq: Number(r.seq), n: Number(r.n), gen: Number(r.gen) }))
+    const head = await cutHead(sql, list, pages, pages.length === limit, rows, keyKinds, after)
+    if (head !== MORE) return head
+  }
+  return null
+}
+
+/** Said by cutHead when the pages named do not hold the page but more follow them. */
+const MORE = Symbol('more pages')
+
+/** The page of `rows` forms cut out of `pages`, the list's stored pages from the request's start (`cut`, more after them). */
+async function cutHead(
+  sql: SqlPort,
+  list: PagedList,
+  pages: readonly HeadPage[],
+  cut: boolean,
+  rows: number,
+  keyKinds: Readonly<Record<string, ColumnKind>>,
+  after: readonly SqlValue[] | undefined,
+): Promise<PageHead | null | typeof MORE> {
   const cache = cacheOf(sql)
   let skip = 0
   if (after !== undefined) {
     const at = await rowOf(sql, cache, list, pages, after, keyKinds)
-    if (at === null) return null
+    if (at === null) return cut && pages.every((p) => p.bucket === pages[0]!.bucket) ? MORE : null
     skip = at + 1
   }
   // Whole pages before the first row given are passed over; `from` is its place in its page.
@@ -442,26 +465,26 @@ export async function readPageHead(
   let available = -skip
   let end = first
   while (end < pages.length && available <= rows) available += pages[end++]!.n
-  if (available <= rows && pages.length === HEAD_PAGES) return null
+  if (available <= rows && cut) return MORE
   const more = available > rows
   const parts: Buffer[] = []
   let left = rows
   let last: readonly SqlValue[] | undefined
   for (let i = first; i < end && left > 0; i++) {
     const page = pages[i]!
-    const body = await keptBody(sql, cache, key, page)
+    const body = await keptBody(sql, cache, list.model, page)
     if (body === null) return null
     const from = i === first ? skip : 0
     const take = Math.min(left, page.n - from)
     left -= take
     // The page is cut, or its last row taken is the next cursor's: its places are needed.
-    const cut = more && left === 0
-    const places = from > 0 || cut ? await keptPlaces(sql, cache, list, page, body, keyKinds) : undefined
+    const ends = more && left === 0
+    const places = from > 0 || ends ? await keptPlaces(sql, cache, list, page, body, keyKinds) : undefined
     if (places === null) return null
     if (parts.length > 0) parts.push(COMMA)
     const start = from > 0 ? places!.ends[from - 1]! + 1 : 0
     parts.push(from + take < page.n ? body.subarray(start, places!.ends[from + take - 1]) : body.subarray(start))
-    if (cut) last = places!.keys[from + take - 1]
+    if (ends) last = places!.keys[from + take - 1]
   }
   return { parts, n: rows - left, ...(last ? { last } : {}) }
 }

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { pagedList } from '../../src/endpoints/define.js'
+import { payments } from '../../src/endpoints/payments.js'
 import { warehouses } from '../../src/endpoints/warehouses.js'
 import { runList } from '../../src/pipeline/run.js'
 import type { PageInfo } from '../../src/endpoints/pages.js'
@@ -135,5 +136,62 @@ for (const backend of BACKENDS)
         first.body,
         `{"data":[${form('B-1', 'Аптечный склад')},${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')}],"errors":[]}`,
       )
+    })
+  })
+
+/** An expense request paid on day `day` of May 2024: one stored page per day of payments. */
+const request = (day: number) => ({
+  type: 'Документ.ЗаявкаНаРасходованиеСредств',
+  ref: uuid(`зр-${day}`),
+  Номер: `ЗР-${String(day).padStart(4, '0')}`,
+  Дата: '2024-04-30T09:00:00',
+  ДатаРасхода: `2024-05-${String(day).padStart(2, '0')}`,
+  СуммаДокумента: day,
+  Проведен: true,
+})
+const PAYMENT_KINDS = { expense_date: 'text', number: 'text', ref: 'text' } as const
+
+for (const backend of BACKENDS)
+  describe(`${backend}: a page over more stored pages than the first statement names`, () => {
+    let store: TestStore
+    let reader: SqlPort
+    const list = pagedList(payments)
+    before(async () => {
+      store = await createTestStore(backend)
+      await store.writer.close()
+      assert.equal((await store.importMore(Array.from({ length: 30 }, (_, i) => request(i + 1)))).ok, true)
+      reader = await store.openReader()
+    })
+    after(async () => {
+      await reader.close()
+      await store.cleanup()
+    })
+
+    it('names 16 pages, then 64, and cuts the page out of them', async () => {
+      const { port, statements } = counted(reader)
+      const numbers = (head: { parts: readonly Buffer[] } | null) =>
+        JSON.parse(`[${Buffer.concat(head!.parts).toString()}]`).map((p: { Номер: string }) => p.Номер)
+      // Newest first: the 20 days from 30 May back to 11 May, and the cursor of the 11th.
+      const head = await readPageHead(port, list, undefined, 20, PAYMENT_KINDS)
+      assert.equal(head?.n, 20)
+      assert.deepEqual(numbers(head).slice(0, 2), ['ЗР-0030', 'ЗР-0029'])
+      assert.equal(numbers(head).at(-1), 'ЗР-0011')
+      assert.deepEqual(head?.last, ['2024-05-11T00:00:00', 'ЗР-0011', uuid('зр-11')])
+      // Two namings, 20 pages' bytes (the 21st's count says a row follows), the last page's places.
+      assert.equal(statements(), 2 + 20 + 1)
+      const rest = await readPageHead(port, list, undefined, 20, PAYMENT_KINDS, head!.last)
+      assert.deepEqual(numbers(rest), [
+        'ЗР-0010',
+        'ЗР-0009',
+        'ЗР-0008',
+        'ЗР-0007',
+        'ЗР-0006',
+        'ЗР-0005',
+        'ЗР-0004',
+        'ЗР-0003',
+        'ЗР-0002',
+        'ЗР-0001',
+      ])
+      assert.equal(rest?.last, undefined)
     })
   })
