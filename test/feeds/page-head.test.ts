@@ -14,7 +14,7 @@ import { warehousesFixture } from '../fixtures/warehouses.js'
 import { uuid } from '../support/refs.js'
 import { BACKENDS } from '../support/app.js'
 import { createTestStore } from '../support/stores.js'
-import type { TestStore } from '../support/stores.js'
+import type { Backend, TestStore } from '../support/stores.js'
 
 const KINDS = { sort_name: 'text', ref: 'text' } as const
 const now = () => new Date('2026-11-20T12:00:00Z')
@@ -43,24 +43,29 @@ async function page(sql: SqlPort, limit: number): Promise<{ body: string; next?:
   return { body: body.toString(), ...(info?.next !== undefined ? { next: info.next } : {}) }
 }
 
+/** A store of `objects` on `backend` and its serving port, for the suite that calls it. */
+function serving(backend: Backend, objects: readonly unknown[]): { readonly store: TestStore; readonly reader: SqlPort } {
+  const it = {} as { store: TestStore; reader: SqlPort }
+  before(async () => {
+    it.store = await createTestStore(backend)
+    await it.store.writer.close()
+    assert.equal((await it.store.importMore(objects)).ok, true)
+    it.reader = await it.store.openReader()
+  })
+  after(async () => {
+    await it.reader.close()
+    await it.store.cleanup()
+  })
+  return it
+}
+
 for (const backend of BACKENDS)
   describe(`${backend}: a page cut out of kept pages`, () => {
-    let store: TestStore
-    let reader: SqlPort
     const list = pagedList(warehouses)
-    before(async () => {
-      store = await createTestStore(backend)
-      await store.writer.close()
-      assert.equal((await store.importMore(warehousesFixture)).ok, true)
-      reader = await store.openReader()
-    })
-    after(async () => {
-      await reader.close()
-      await store.cleanup()
-    })
+    const s = serving(backend, warehousesFixture)
 
     it('gives the first rows’ forms and the last one’s sort keys, reading only the pages’ keys once kept', async () => {
-      const { port, statements } = counted(reader)
+      const { port, statements } = counted(s.reader)
       const head = await readPageHead(port, list, undefined, 3, KINDS)
       assert.ok(head)
       assert.equal(head.n, 3)
@@ -99,17 +104,17 @@ for (const backend of BACKENDS)
     })
 
     it('answers a first page as the rows do, and a page rebuilt since with its new bytes', async () => {
-      const first = await page(reader, 3)
+      const first = await page(s.reader, 3)
       assert.equal(
         first.body,
         `{"data":[${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')},${form('000000010', 'Региональные склады', true)}],"errors":[]}`,
       )
       assert.ok(first.next)
-      const report = await store.importMore([
+      const report = await s.store.importMore([
         { type: 'Справочник.Склады', ref: uuid('b1'), Код: 'B-1', Наименование: 'Аптечный склад', ЭтоГруппа: false },
       ])
       assert.equal(report.ok, true)
-      const after = await page(reader, 3)
+      const after = await page(s.reader, 3)
       assert.equal(
         after.body,
         `{"data":[${form('B-1', 'Аптечный склад')},${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')}],"errors":[]}`,
@@ -120,7 +125,7 @@ for (const backend of BACKENDS)
           ['limit', '3'],
           ['cursor', after.next!],
         ]),
-        { sql: reader, now },
+        { sql: s.reader, now },
       )
       assert.deepEqual(
         JSON.parse(String(second)).data.map((w: { Код: string }) => w.Код),
@@ -129,9 +134,9 @@ for (const backend of BACKENDS)
     })
 
     it('reads the rows when a page has no bytes under its new generation (a sync left it to join later)', async () => {
-      await store.write('UPDATE ready_pages SET body = NULL, gen = gen + 1 WHERE model = ?', [list.model])
-      assert.equal(await readPageHead(reader, list, undefined, 3, KINDS), null)
-      const first = await page(reader, 3)
+      await s.store.write('UPDATE ready_pages SET body = NULL, gen = gen + 1 WHERE model = ?', [list.model])
+      assert.equal(await readPageHead(s.reader, list, undefined, 3, KINDS), null)
+      const first = await page(s.reader, 3)
       assert.equal(
         first.body,
         `{"data":[${form('B-1', 'Аптечный склад')},${form('A-1', 'Ёлочный склад')},${form('000000001', 'Основной склад')}],"errors":[]}`,
@@ -153,22 +158,14 @@ const PAYMENT_KINDS = { expense_date: 'text', number: 'text', ref: 'text' } as c
 
 for (const backend of BACKENDS)
   describe(`${backend}: a page over more stored pages than the first statement names`, () => {
-    let store: TestStore
-    let reader: SqlPort
     const list = pagedList(payments)
-    before(async () => {
-      store = await createTestStore(backend)
-      await store.writer.close()
-      assert.equal((await store.importMore(Array.from({ length: 30 }, (_, i) => request(i + 1)))).ok, true)
-      reader = await store.openReader()
-    })
-    after(async () => {
-      await reader.close()
-      await store.cleanup()
-    })
+    const s = serving(
+      backend,
+      Array.from({ length: 30 }, (_, i) => request(i + 1)),
+    )
 
     it('names 16 pages, then 64, and cuts the page out of them', async () => {
-      const { port, statements } = counted(reader)
+      const { port, statements } = counted(s.reader)
       const numbers = (head: { parts: readonly Buffer[] } | null) =>
         JSON.parse(`[${Buffer.concat(head!.parts).toString()}]`).map((p: { Номер: string }) => p.Номер)
       // Newest first: the 20 days from 30 May back to 11 May, and the cursor of the 11th.
