@@ -28,6 +28,7 @@ import { Generations } from '../serving/generations.js'
 import type { Coding, DataRequest, Execution, Executor } from '../serving/executor.js'
 import type { SqlPort } from '../store/sql.js'
 import { givingBack } from './give-back.js'
+import { requestLog } from './request-log.js'
 
 type AuthResult = { ok: true; user: string } | { ok: false; retryAfterSeconds?: number }
 export interface Authenticate {
@@ -239,7 +240,7 @@ function clientError(app: FastifyInstance, err: Error & { code?: string }, socke
 
 export function buildServer(options: ServerOptions): FastifyInstance & { draining: boolean } {
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(options.logger ? { loggerInstance: options.logger, childLoggerFactory: requestLog } : { logger: false }),
     // Per-request log lines would dominate the cost of a small answer; errors are logged.
     logController: new LogController({ disableRequestLogging: true }),
     http: { connectionsCheckingInterval: TIMEOUTS.check },
