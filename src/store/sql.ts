@@ -201,4 +201,11 @@ export interface SqlPort {
   exec(script: string): Promise<void>
   transaction<T>(work: () => Promise<T>): Promise<T>
   close(): Promise<void>
+  /**
+   * A number that moves whenever another connection has committed to the store since it was
+   * last read, read now at the cost of no table: while it stands, what this connection read
+   * earlier is what the store holds. Absent where the engine has none (PostgreSQL) and on a
+   * connection that writes (its own commits do not move it).
+   */
+  commitsSeen?(): number
 }

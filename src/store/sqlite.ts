@@ -131,7 +131,14 @@ export class SqliteStore implements SqlPort {
     // 64 MiB, `docgate demo --scale 100` (3.1 GB) spent 32–34 s of its ~140 s in the kernel
     // reading pages back; with 256 MiB 19–20 s, and 125–132 s in all (more gained nothing).
     this.db.pragma(this.readonly ? 'cache_size = -65536' : 'cache_size = -262144')
+    if (this.readonly) {
+      const version = this.db.prepare('PRAGMA data_version').pluck()
+      this.commitsSeen = () => version.get() as number
+    }
   }
+
+  // SQLite's data_version: it moves when a read transaction of this connection finds a commit of another.
+  readonly commitsSeen?: () => number
 
   statement(sql: string): Database.Statement {
     let stmt = this.#statements.get(sql)

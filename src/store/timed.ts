@@ -27,5 +27,6 @@ export function timedSql(sql: SqlPort, observe: (seconds: number) => void): SqlP
     exec: (script) => sql.exec(script),
     transaction: (work) => sql.transaction(work),
     close: () => sql.close(),
+    ...(sql.commitsSeen ? { commitsSeen: sql.commitsSeen.bind(sql) } : {}),
   }
 }

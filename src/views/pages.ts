@@ -229,6 +229,26 @@ interface PageCache {
   readonly kept: Set<string>
   /** Where each form of a kept short page ends and each row's sort keys, at the page's generation (readPageHead). */
   readonly places: LRUCache<string, PagePlaces>
+  /** Each model key's stored pages as the store held them at a count of commits seen (namedPages). */
+  readonly directories: Map<string, Directory>
+  /** Model keys found with more pages than a directory holds: always named by statement. */
+  readonly unlisted: Set<string>
+}
+
+/** A stored page's key, row count, attachment places and generation: what an answer names before its bytes. */
+interface NamedPage {
+  readonly bucket: string
+  readonly seq: number
+  readonly n: number
+  readonly blobs: string
+  readonly gen: number
+}
+
+interface Directory {
+  /** The connection's commitsSeen when the pages were read. */
+  readonly seen: number
+  /** By bucket, then seq, ascending. */
+  readonly pages: readonly NamedPage[]
 }
 
 interface PagePlaces {
@@ -249,6 +269,8 @@ function cacheOf(sql: SqlPort): PageCache {
       kept: new Set(),
       // A row's place and keys weigh some tens of bytes against its form's hundreds.
       places: new LRUCache({ maxSize: sql.dialect.pageCache.bytes / 8, sizeCalculation: (p) => p.ends.length * PLACE_BYTES + 1 }),
+      directories: new Map(),
+      unlisted: new Set(),
     }
     caches.set(sql, cache)
   }
@@ -259,6 +281,94 @@ const cacheId = (key: string, bucket: string, seq: number): string => `${key}\t$
 
 /** The bytes alone: a view into a larger buffer (a PostgreSQL COPY's) would keep all of it alive. */
 const own = (body: Buffer | null): Buffer | null => (body === null || body.byteLength === body.buffer.byteLength ? body : Buffer.from(body))
+
+/** Which of a model key's stored pages an answer names, and in what order. */
+interface Naming {
+  readonly range: { readonly from: string; readonly toExclusive: string } | undefined
+  readonly dir: 'asc' | 'desc'
+  /** The first bucket a cursor's page may start in (the list's direction says on which side). */
+  readonly day?: string
+}
+
+/** A model key's pages past which the connection does not keep them, reading them by statement instead. */
+const DIRECTORY_PAGES = 20_000
+
+/**
+ * At most `count` stored pages of model key `key` in the list's order (bucket in its
+ * direction, then seq): read from the connection's copy of the key's pages while the
+ * store has seen no commit since it was read (SqlPort.commitsSeen), else by one statement.
+ * Naming them by statement cost more than the rest of a small period's answer put
+ * together: the columns after a page's body are read past its overflow pages.
+ */
+async function namedPages(sql: SqlPort, cache: PageCache, key: string, naming: Naming, count: number): Promise<readonly NamedPage[]> {
+  const seen = sql.commitsSeen?.()
+  if (seen !== undefined && !cache.unlisted.has(key)) {
+    let directory = cache.directories.get(key)
+    if (directory?.seen !== seen) {
+      const rows = await sql.all<NamedPage>(
+        `SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE model = ? ORDER BY bucket, seq LIMIT ${DIRECTORY_PAGES + 1}`,
+        [key],
+      )
+      if (rows.length > DIRECTORY_PAGES) cache.unlisted.add(key)
+      // A commit between the two reads leaves no copy: the statement below reads one state.
+      directory = rows.length <= DIRECTORY_PAGES && sql.commitsSeen!() === seen ? { seen, pages: rows.map(namedPage) } : undefined
+      if (directory) cache.directories.set(key, directory)
+      else cache.directories.delete(key)
+    }
+    if (directory) return pagesIn(directory.pages, naming, count)
+  }
+  let where = `model = ?${naming.range ? ' AND bucket >= ? AND bucket < ?' : ''}`
+  const params: SqlValue[] = naming.range ? [key, naming.range.from, naming.range.toExclusive] : [key]
+  if (naming.day !== undefined) {
+    where += ` AND bucket ${naming.dir === 'asc' ? '>=' : '<='} ?`
+    params.push(naming.day)
+  }
+  const rows = await sql.all<NamedPage>(
+    `SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE ${where} ORDER BY bucket ${naming.dir.toUpperCase()}, seq ASC LIMIT ${count}`,
+    params,
+  )
+  return rows.map(namedPage)
+}
+
+const namedPage = (r: NamedPage): NamedPage => ({
+  bucket: String(r.bucket),
+  seq: Number(r.seq),
+  n: Number(r.n),
+  blobs: r.blobs ?? '',
+  gen: Number(r.gen),
+})
+
+/** The first index of `pages` (by bucket ascending) whose bucket is at least `bucket` (`after`: above it). */
+function boundOf(pages: readonly NamedPage[], bucket: string, after = false): number {
+  let lo = 0
+  let hi = pages.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const b = pages[mid]!.bucket
+    if (b < bucket || (after && b === bucket)) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** What namedPages' statement would return, taken from a key's pages in ascending order. */
+function pagesIn(pages: readonly NamedPage[], naming: Naming, count: number): NamedPage[] {
+  let start = naming.range ? boundOf(pages, naming.range.from) : 0
+  let end = naming.range ? boundOf(pages, naming.range.toExclusive) : pages.length
+  if (naming.day !== undefined) {
+    if (naming.dir === 'asc') start = Math.max(start, boundOf(pages, naming.day))
+    else end = Math.min(end, boundOf(pages, naming.day, true))
+  }
+  if (naming.dir === 'asc') return pages.slice(start, Math.min(end, start + count))
+  // Buckets from the last, each bucket's pages in seq order.
+  const out: NamedPage[] = []
+  while (end > start && out.length < count) {
+    const first = Math.max(start, boundOf(pages, pages[end - 1]!.bucket))
+    for (let i = first; i < end && out.length < count; i++) out.push(pages[i]!)
+    end = first
+  }
+  return out
+}
 
 /**
  * The stored pages of `list` for days in [from, toExclusive) (every bucket without a range),
@@ -281,24 +391,23 @@ export async function readPages(
   const kinds = { bucket: 'text', seq: 'int', body: 'bytes', n: 'int', blobs: 'text', gen: 'int' } as const
   const columns = Object.keys(kinds).join(', ')
   // The pages' keys and generations alone: when the cache holds every one, they are the answer's pages.
-  const { pages: cache, kept } = cacheOf(sql)
-  const known = kept.has(key)
-    ? await sql.all<Omit<Stored, 'body'>>(`SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE ${base} ${order(limit)}`, baseParams)
-    : []
+  const pageCache = cacheOf(sql)
+  const { pages: cache, kept } = pageCache
+  const known = kept.has(key) ? await namedPages(sql, pageCache, key, { range, dir: list.dir }, limit + 1) : []
   if (known.length > 0 && known.length <= limit) {
     const bodies = new Map<string, Buffer | null>()
-    const missing: typeof known = []
+    const missing: NamedPage[] = []
     for (const r of known) {
-      const id = cacheId(key, String(r.bucket), Number(r.seq))
+      const id = cacheId(key, r.bucket, r.seq)
       const hit = cache.get(id)
-      if (hit !== undefined && hit.gen === Number(r.gen)) bodies.set(id, hit.body)
+      if (hit !== undefined && hit.gen === r.gen) bodies.set(id, hit.body)
       else missing.push(r)
     }
     // Pages an import rebuilt since (a sync's batch touches a day or two): only theirs are
     // read, each taken only at the generation the keys named, so the answer is still the
     // one state those keys came from; a page rebuilt again meanwhile reads the answer whole.
     if (missing.length > 0 && missing.length < known.length) {
-      const buckets = [...new Set(missing.map((r) => String(r.bucket)))]
+      const buckets = [...new Set(missing.map((r) => r.bucket))]
       const rows = await sql.readBytes<Stored>(
         `SELECT ${columns} FROM ${PAGES_TABLE} WHERE model = ? AND bucket IN (${buckets.map(() => '?').join(', ')})`,
         [key, ...buckets],
@@ -306,10 +415,7 @@ export async function readPages(
       )
       for (const r of rows) {
         const id = cacheId(key, String(r.bucket), Number(r.seq))
-        if (
-          bodies.has(id) ||
-          !missing.some((m) => String(m.bucket) === String(r.bucket) && Number(m.seq) === Number(r.seq) && Number(m.gen) === Number(r.gen))
-        )
+        if (bodies.has(id) || !missing.some((m) => m.bucket === String(r.bucket) && m.seq === Number(r.seq) && m.gen === Number(r.gen)))
           continue
         const body = own(r.body)
         cache.set(id, { gen: Number(r.gen), body })
@@ -318,11 +424,11 @@ export async function readPages(
     }
     if (bodies.size === known.length) {
       const first = known.map((r) => ({
-        bucket: String(r.bucket),
-        seq: Number(r.seq),
-        body: bodies.get(cacheId(key, String(r.bucket), Number(r.seq)))!,
-        n: Number(r.n),
-        blobs: r.blobs ?? '',
+        bucket: r.bucket,
+        seq: r.seq,
+        body: bodies.get(cacheId(key, r.bucket, r.seq))!,
+        n: r.n,
+        blobs: r.blobs,
       }))
       return { first }
     }
@@ -417,22 +523,12 @@ export async function readPageHead(
   keyKinds: Readonly<Record<string, ColumnKind>>,
   after?: readonly SqlValue[],
 ): Promise<PageHead | null> {
-  const key = list.model
-  let where = `model = ?${range ? ' AND bucket >= ? AND bucket < ?' : ''}`
-  const params: SqlValue[] = range ? [key, range.from, range.toExclusive] : [key]
   // A cursor's page starts in the day of its row.
   const day = after === undefined ? undefined : list.day ? after[0] : ''
-  if (day !== undefined) {
-    if (typeof day !== 'string') return null
-    where += ` AND bucket ${list.dir === 'asc' ? '>=' : '<='} ?`
-    params.push(day.slice(0, 10))
-  }
+  if (day !== undefined && typeof day !== 'string') return null
+  const naming = { range, dir: list.dir, ...(day === undefined ? {} : { day: day.slice(0, 10) }) }
   for (const limit of HEAD_PAGES) {
-    const known = await sql.all<HeadPage>(
-      `SELECT bucket, seq, n, gen FROM ${PAGES_TABLE} WHERE ${where} ORDER BY bucket ${list.dir.toUpperCase()}, seq ASC LIMIT ${limit}`,
-      params,
-    )
-    const pages = known.map((r) => ({ bucket: String(r.bucket), seq: Number(r.seq), n: Number(r.n), gen: Number(r.gen) }))
+    const pages = await namedPages(sql, cacheOf(sql), list.model, naming, limit)
     const head = await cutHead(sql, list, pages, pages.length === limit, rows, keyKinds, after)
     if (head !== MORE) return head
   }
