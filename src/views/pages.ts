@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache'
 import { dayEnd, parseDay } from '../values/dates.js'
 import type { TableDef } from '../store/table.js'
 import type { ColumnKind, Dialect, Row, SqlPort, SqlValue } from '../store/sql.js'
+import { whileUnchanged } from '../store/unchanged.js'
 import type { PagedList, ReadModel } from './define.js'
 
 export const PAGES_TABLE = 'ready_pages'
@@ -229,8 +230,6 @@ interface PageCache {
   readonly kept: Set<string>
   /** Where each form of a kept short page ends and each row's sort keys, at the page's generation (readPageHead). */
   readonly places: LRUCache<string, PagePlaces>
-  /** Each model key's stored pages as the store held them at a count of commits seen (namedPages). */
-  readonly directories: Map<string, Directory>
   /** Model keys found with more pages than a directory holds: always named by statement. */
   readonly unlisted: Set<string>
 }
@@ -242,13 +241,6 @@ interface NamedPage {
   readonly n: number
   readonly blobs: string
   readonly gen: number
-}
-
-interface Directory {
-  /** The connection's commitsSeen when the pages were read. */
-  readonly seen: number
-  /** By bucket, then seq, ascending. */
-  readonly pages: readonly NamedPage[]
 }
 
 interface PagePlaces {
@@ -269,7 +261,6 @@ function cacheOf(sql: SqlPort): PageCache {
       kept: new Set(),
       // A row's place and keys weigh some tens of bytes against its form's hundreds.
       places: new LRUCache({ maxSize: sql.dialect.pageCache.bytes / 8, sizeCalculation: (p) => p.ends.length * PLACE_BYTES + 1 }),
-      directories: new Map(),
       unlisted: new Set(),
     }
     caches.set(sql, cache)
@@ -301,21 +292,17 @@ const DIRECTORY_PAGES = 20_000
  * together: the columns after a page's body are read past its overflow pages.
  */
 async function namedPages(sql: SqlPort, cache: PageCache, key: string, naming: Naming, count: number): Promise<readonly NamedPage[]> {
-  const seen = sql.commitsSeen?.()
-  if (seen !== undefined && !cache.unlisted.has(key)) {
-    let directory = cache.directories.get(key)
-    if (directory?.seen !== seen) {
+  if (sql.commitsSeen && !cache.unlisted.has(key)) {
+    const pages = await whileUnchanged(sql, `pages\t${key}`, async () => {
       const rows = await sql.all<NamedPage>(
         `SELECT bucket, seq, n, blobs, gen FROM ${PAGES_TABLE} WHERE model = ? ORDER BY bucket, seq LIMIT ${DIRECTORY_PAGES + 1}`,
         [key],
       )
-      if (rows.length > DIRECTORY_PAGES) cache.unlisted.add(key)
-      // A commit between the two reads leaves no copy: the statement below reads one state.
-      directory = rows.length <= DIRECTORY_PAGES && sql.commitsSeen!() === seen ? { seen, pages: rows.map(namedPage) } : undefined
-      if (directory) cache.directories.set(key, directory)
-      else cache.directories.delete(key)
-    }
-    if (directory) return pagesIn(directory.pages, naming, count)
+      if (rows.length <= DIRECTORY_PAGES) return rows.map(namedPage)
+      cache.unlisted.add(key)
+      return undefined
+    })
+    if (pages) return pagesIn(pages, naming, count)
   }
   let where = `model = ?${naming.range ? ' AND bucket >= ? AND bucket < ?' : ''}`
   const params: SqlValue[] = naming.range ? [key, naming.range.from, naming.range.toExclusive] : [key]

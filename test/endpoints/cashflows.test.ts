@@ -338,6 +338,10 @@ for (const backend of BACKENDS) {
     })
 
     it('re-importing a record set updates the balances', async () => {
+      // The ready statement over the whole history, read (and on SQLite kept) before the import: six accounts.
+      const before = await get('to=31.12.2030')
+      assert.equal(before.data.length, 6)
+      assert.deepEqual(before.data[0], row(A_USD, ['01.01.0001', '31.12.2030'], [0, 500, 0, 500]))
       const report = await app.importMore([
         // r4 moves from 14.03 to another day and account; r7 (the USD account's only movement) is emptied.
         recordSet('r4', [

@@ -3,6 +3,7 @@
 // the period needs nothing more; otherwise its running totals (cash-cumulative.ts) give the
 // balance before the period and the one through its end, an indexed read each.
 import type { Dialect, SqlPort, SqlValue } from '../../store/sql.js'
+import { whileUnchanged } from '../../store/unchanged.js'
 import { CASH_ACCOUNTS, TEXTS } from '../../views/cash/accounts.js'
 import { CUMULATIVE } from '../../views/cash/cumulative.js'
 import { CASH_STATEMENT } from '../../views/cash/statement.js'
@@ -121,19 +122,25 @@ export interface WholeStatement {
   readonly totalsTail: Buffer
 }
 
-/** The ready statement in amounts or management amounts; undefined when the register has no movement. */
-export async function wholeStatement(sql: SqlPort, mgmt: boolean): Promise<WholeStatement | undefined> {
-  const { select, value } = sql.dialect.bytes
-  const [row] = await sql.all<Record<string, unknown>>(
-    `SELECT first_day, last_day, row_count, ${select('tails')} AS tails, ${select('totals_tail')} AS totals_tail FROM ${CASH_STATEMENT} WHERE mgmt = ?`,
-    [mgmt ? 1 : 0],
-  )
-  if (!row) return undefined
-  return {
-    firstDay: String(row.first_day),
-    lastDay: String(row.last_day),
-    count: Number(row.row_count),
-    tails: value(row.tails)!,
-    totalsTail: value(row.totals_tail)!,
-  }
+/**
+ * The ready statement in amounts or management amounts; undefined when the register has no
+ * movement. Kept by the connection while it sees no commit (store/unchanged.ts): its one row
+ * cost more than the rest of the whole history's answer.
+ */
+export function wholeStatement(sql: SqlPort, mgmt: boolean): Promise<WholeStatement | undefined> {
+  return whileUnchanged(sql, `${CASH_STATEMENT}\t${mgmt}`, async () => {
+    const { select, value } = sql.dialect.bytes
+    const [row] = await sql.all<Record<string, unknown>>(
+      `SELECT first_day, last_day, row_count, ${select('tails')} AS tails, ${select('totals_tail')} AS totals_tail FROM ${CASH_STATEMENT} WHERE mgmt = ?`,
+      [mgmt ? 1 : 0],
+    )
+    if (!row) return undefined
+    return {
+      firstDay: String(row.first_day),
+      lastDay: String(row.last_day),
+      count: Number(row.row_count),
+      tails: value(row.tails)!,
+      totalsTail: value(row.totals_tail)!,
+    }
+  })
 }
