@@ -14,6 +14,7 @@ import type { Condition } from '../store/plan.js'
 import type { Row, SqlPort, SqlValue } from '../store/sql.js'
 import type { TableDef } from '../store/table.js'
 import { tableDdl } from '../store/schema.js'
+import { whileUnchanged } from '../store/unchanged.js'
 
 const LOG = 'change_log'
 const POSITIONS = 'change_positions'
@@ -193,9 +194,12 @@ export interface ChangesState {
  * The answers generation and the log's position, read by one statement: the serving process
  * reads them together (serving/generations.ts), so a plain answer's token costs no read of its own.
  */
-export async function generationAndPosition(sql: SqlPort): Promise<{ gen: string; store: string; position: number }> {
-  const meta = await metaValues(sql, [ANSWERS_GEN, KEY.store, KEY.position])
-  return { gen: meta.get(ANSWERS_GEN) ?? '', store: meta.get(KEY.store) ?? '', position: Number(meta.get(KEY.position) ?? 0) }
+/** Asked by every conditional request: a SQLite reader keeps it while it sees no commit. */
+export function generationAndPosition(sql: SqlPort): Promise<{ gen: string; store: string; position: number }> {
+  return whileUnchanged(sql, 'generation and position', async () => {
+    const meta = await metaValues(sql, [ANSWERS_GEN, KEY.store, KEY.position])
+    return { gen: meta.get(ANSWERS_GEN) ?? '', store: meta.get(KEY.store) ?? '', position: Number(meta.get(KEY.position) ?? 0) }
+  })
 }
 
 export async function changesState(sql: SqlPort, model: string): Promise<ChangesState> {

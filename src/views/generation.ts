@@ -6,6 +6,7 @@
 // rebuilt from scratch, never meet a generation a cache already holds for another.
 import { randomBytes } from 'node:crypto'
 import type { SqlPort } from '../store/sql.js'
+import { whileUnchanged } from '../store/unchanged.js'
 
 export const ANSWERS_GEN = 'answers_gen'
 const KEY = ANSWERS_GEN
@@ -17,8 +18,13 @@ export async function newAnswersGen(sql: SqlPort): Promise<void> {
   ])
 }
 
-/** The generation the store names now ('' for a store no write has named one in yet). */
-export async function answersGen(sql: SqlPort): Promise<string> {
-  const [row] = await sql.all<{ value: string }>('SELECT value FROM meta WHERE key = ?', [KEY])
-  return row?.value ?? ''
+/**
+ * The generation the store names now ('' for a store no write has named one in yet). Asked
+ * before every kept answer, so a SQLite reader keeps it while it sees no commit.
+ */
+export function answersGen(sql: SqlPort): Promise<string> {
+  return whileUnchanged(sql, KEY, async () => {
+    const [row] = await sql.all<{ value: string }>('SELECT value FROM meta WHERE key = ?', [KEY])
+    return row?.value ?? ''
+  })
 }

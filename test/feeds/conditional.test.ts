@@ -104,6 +104,9 @@ for (const backend of BACKENDS)
 
     it('a plain request reads no generation but the cache’s own; a conditional one reads it once, and the cache uses that read', async () => {
       const generationReads = () => log.filter((r) => r.text.includes('FROM meta')).length
+      // A SQLite reader keeps what it read while it sees no commit (decision "Store reads kept
+      // while the connection sees no commit"): each read once, until an import.
+      const kept = backend === 'sqlite'
       const reads: number[] = []
       for (let i = 0; i < 3; i++) {
         const before = generationReads()
@@ -112,19 +115,19 @@ for (const backend of BACKENDS)
         reads.push(generationReads() - before)
       }
       // First asking: remembered only; then the cache reads the generation to find its answer.
-      assert.deepEqual(reads, [0, 1, 1])
+      assert.deepEqual(reads, kept ? [0, 1, 0] : [0, 1, 1])
       const tag = String((await app.get(PATH, AUTH)).headers.etag)
       let before = log.length
       assert.equal((await app.get(PATH, { ...AUTH, 'if-none-match': tag })).status, 304)
       assert.deepEqual(
         log.slice(before).map((r) => r.text.includes('FROM meta')),
-        [true],
+        kept ? [] : [true],
         'a 304 reads the generation and nothing else',
       )
       before = generationReads()
       const other = await app.get(`${PATH}&code=0`, { ...AUTH, 'if-none-match': tag })
       assert.equal(other.status, 200)
-      assert.equal(generationReads() - before, 1, 'a conditional 200 reads it once, the cache uses that read')
+      assert.equal(generationReads() - before, kept ? 0 : 1, 'a conditional 200 reads it once, the cache uses that read')
     })
 
     it('a plain answer begun before an import carries the old tag; a conditional request reads the store and is never a 304 over changed data', async () => {
