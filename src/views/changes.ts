@@ -193,8 +193,8 @@ export interface ChangesState {
 /**
  * The answers generation and the log's position, read by one statement: the serving process
  * reads them together (serving/generations.ts), so a plain answer's token costs no read of its own.
+ * Every conditional request asks it, so a SQLite reader keeps it while it sees no commit.
  */
-/** Asked by every conditional request: a SQLite reader keeps it while it sees no commit. */
 export function generationAndPosition(sql: SqlPort): Promise<{ gen: string; store: string; position: number }> {
   return whileUnchanged(sql, 'generation and position', async () => {
     const meta = await metaValues(sql, [ANSWERS_GEN, KEY.store, KEY.position])

@@ -594,7 +594,7 @@ async function rowOf(
   return null
 }
 
-type HeadPage = { readonly bucket: string; readonly seq: number; readonly n: number; readonly gen: number }
+type HeadPage = Pick<NamedPage, 'bucket' | 'seq' | 'n' | 'gen'>
 
 /** A page's bytes at generation `page.gen`, kept or read; null when it has none or another generation now. */
 async function keptBody(sql: SqlPort, cache: PageCache, key: string, page: HeadPage): Promise<Buffer | null> {
