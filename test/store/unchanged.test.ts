@@ -61,12 +61,12 @@ for (const backend of BACKENDS)
 
 describe('a read shared by the calls made while another is under way', () => {
   const port = {} as SqlPort
-  /** A read that ends when the test says, numbered in the order reads start. */
+  /** Reads that end when the test says, in the order they started. */
   function reads() {
-    const started: { n: number; end(value: string): void; fail(err: Error): void }[] = []
+    const started: { end(value: string): void; fail(err: Error): void }[] = []
     const read = () =>
       new Promise<string>((resolve, reject) => {
-        started.push({ n: started.length + 1, end: resolve, fail: reject })
+        started.push({ end: resolve, fail: reject })
       })
     return { started, read }
   }
