@@ -11,6 +11,13 @@ interface Kept {
 
 const kept = new WeakMap<SqlPort, Map<string, Kept>>()
 
+/** The connection's map in `maps`, made on first use. */
+function mapOf<V>(maps: WeakMap<SqlPort, Map<string, V>>, sql: SqlPort): Map<string, V> {
+  let map = maps.get(sql)
+  if (!map) maps.set(sql, (map = new Map()))
+  return map
+}
+
 /**
  * `read()`'s value under `key`, read again only when the connection has seen a commit since.
  * A commit during the read keeps nothing (which state the value is of is not known): the
@@ -20,19 +27,17 @@ const kept = new WeakMap<SqlPort, Map<string, Kept>>()
  */
 export function whileUnchanged<T>(sql: SqlPort, key: string, read: () => Promise<T>): Promise<T> {
   if (sql.commitsSeen === undefined) return sharedRead(sql, key, read)
-  let values = kept.get(sql)
-  if (!values) kept.set(sql, (values = new Map()))
+  const values = mapOf(kept, sql)
   const hit = values.get(key)
   if (hit?.seen === sql.commitsSeen()) return Promise.resolve(hit.value as T)
-  const store = values
   return sharedRead(sql, key, async () => {
     // A read shared by calls that waited for another may find that one's value kept.
     const seen = sql.commitsSeen!()
-    const now = store.get(key)
+    const now = values.get(key)
     if (now?.seen === seen) return now.value as T
     const value = await read()
-    if (sql.commitsSeen!() === seen) store.set(key, { seen, value })
-    else store.delete(key)
+    if (sql.commitsSeen!() === seen) values.set(key, { seen, value })
+    else values.delete(key)
     return value
   })
 }
@@ -54,17 +59,16 @@ const ignore = (): void => {}
  * not per call; alone, a call waits for nothing.
  */
 export function sharedRead<T>(sql: SqlPort, key: string, read: () => Promise<T>): Promise<T> {
-  let byKey = flights.get(sql)
-  if (!byKey) flights.set(sql, (byKey = new Map()))
+  const byKey = mapOf(flights, sql)
   const under = byKey.get(key)
   if (under) return (under.next ??= under.value.then(ignore, ignore).then(start)) as Promise<T>
   return start()
 
   function start(): Promise<T> {
     const flight: Flight = { value: read() }
-    byKey!.set(key, flight)
+    byKey.set(key, flight)
     const end = () => {
-      if (byKey!.get(key) === flight && flight.next === undefined) byKey!.delete(key)
+      if (byKey.get(key) === flight && flight.next === undefined) byKey.delete(key)
     }
     flight.value.then(end, end)
     return flight.value as Promise<T>

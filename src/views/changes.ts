@@ -193,7 +193,8 @@ export interface ChangesState {
 /**
  * The answers generation and the log's position, read by one statement: the serving process
  * reads them together (serving/generations.ts), so a plain answer's token costs no read of its own.
- * Every conditional request asks it, so a SQLite reader keeps it while it sees no commit.
+ * Every conditional request asks it, so a SQLite reader keeps it while it sees no commit and
+ * calls at once share a read (store/unchanged.ts).
  */
 export function generationAndPosition(sql: SqlPort): Promise<{ gen: string; store: string; position: number }> {
   return whileUnchanged(sql, 'generation and position', async () => {

@@ -20,7 +20,8 @@ export async function newAnswersGen(sql: SqlPort): Promise<void> {
 
 /**
  * The generation the store names now ('' for a store no write has named one in yet). Asked
- * before every kept answer, so a SQLite reader keeps it while it sees no commit.
+ * before every kept answer, so a SQLite reader keeps it while it sees no commit and calls at
+ * once share a read (store/unchanged.ts).
  */
 export function answersGen(sql: SqlPort): Promise<string> {
   return whileUnchanged(sql, KEY, async () => {

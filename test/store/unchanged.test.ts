@@ -23,15 +23,18 @@ for (const backend of BACKENDS)
       await reader.close()
       await store.cleanup()
     })
+    let reads = 0
+    /** Row `a`'s value kept under `key`, counting the reads in `reads`. */
+    const valueUnder = (key: string) =>
+      whileUnchanged(reader, key, async () => {
+        reads++
+        const [row] = await reader.all<{ v: number }>('SELECT v FROM kept_t WHERE k = ?', ['a'])
+        return Number(row?.v)
+      })
 
     it('reads once until another connection commits, then once more', async () => {
-      let reads = 0
-      const value = () =>
-        whileUnchanged(reader, 'kept_t:a', async () => {
-          reads++
-          const [row] = await reader.all<{ v: number }>('SELECT v FROM kept_t WHERE k = ?', ['a'])
-          return Number(row?.v)
-        })
+      reads = 0
+      const value = () => valueUnder('kept_t:a')
       assert.equal(await value(), 1)
       assert.equal(await value(), 1)
       assert.equal(reads, backend === 'sqlite' ? 1 : 2)
@@ -46,13 +49,8 @@ for (const backend of BACKENDS)
     })
 
     it('gives calls made at once one read on the engines without a commit count', async () => {
-      let reads = 0
-      const value = () =>
-        whileUnchanged(reader, 'kept_t:at once', async () => {
-          reads++
-          const [row] = await reader.all<{ v: number }>('SELECT v FROM kept_t WHERE k = ?', ['a'])
-          return Number(row?.v)
-        })
+      reads = 0
+      const value = () => valueUnder('kept_t:at once')
       assert.deepEqual(await Promise.all([value(), value(), value()]), [2, 2, 2])
       // SQLite keeps the first read; elsewhere the first call reads, the two made during it share the next.
       assert.equal(reads, backend === 'sqlite' ? 1 : 2)
